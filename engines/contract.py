@@ -1,0 +1,225 @@
+"""The engine contract: what every game provides, and the generic checks done once for all games.
+
+A game is a stateless object implementing :class:`Game`. Its state is a plain frozen dataclass; its
+commands, events and views are the Protobuf messages generated from ``proto/parlour/v1/<game>.proto``.
+Servers, bots, replays and tests use only this interface.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from google.protobuf.message import Message
+
+from engines.errors import ConfigError, GameOverError, NotYourTurnError
+
+__all__ = [
+    "Game",
+    "GameConfig",
+    "GameSpec",
+    "OptionSpec",
+    "Result",
+    "SeatResult",
+    "commit_seed",
+    "fold",
+    "rank_by",
+    "step",
+]
+
+S = TypeVar("S")
+C = TypeVar("C", bound=Message)
+E = TypeVar("E", bound=Message)
+V = TypeVar("V", bound=Message)
+K = TypeVar("K")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option a game can be created with. Values are strings; ``allowed`` lists all of them."""
+
+    name: str
+    description: str
+    default: str
+    allowed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """A validated configuration: the seat count and every option (defaults filled in), sorted by name."""
+
+    seats: int
+    options: tuple[tuple[str, str], ...] = ()
+
+    def option(self, name: str) -> str:
+        """The value of option ``name``; raises ``KeyError`` if the game has no such option."""
+        return dict(self.options)[name]
+
+    def flag(self, name: str) -> bool:
+        """A boolean option's value."""
+        return self.option(name) == "true"
+
+    def number(self, name: str) -> int:
+        """An integer option's value."""
+        return int(self.option(name))
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """The static description of a game: name, rules version, seat range and options."""
+
+    name: str
+    title: str
+    rules_version: str
+    min_seats: int
+    max_seats: int
+    options: tuple[OptionSpec, ...] = ()
+
+    def config(self, seats: int, options: Mapping[str, str] | None = None) -> GameConfig:
+        """Validate a seat count and option values and return the full configuration.
+
+        Raises :class:`ConfigError` with a sentence naming the bad value and the allowed ones.
+        """
+        if not self.min_seats <= seats <= self.max_seats:
+            raise ConfigError(
+                f"{self.title} is played by {self.min_seats} to {self.max_seats} players, not {seats}"
+            )
+        given = dict(options or {})
+        known = {option.name: option for option in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            names = ", ".join(known) or "none"
+            raise ConfigError(f"{self.title} has no option {unknown[0]!r}; its options are: {names}")
+        values: list[tuple[str, str]] = []
+        for name, option in sorted(known.items()):
+            value = given.get(name, option.default)
+            if value not in option.allowed:
+                allowed = ", ".join(repr(a) for a in option.allowed)
+                raise ConfigError(f"option {name!r} cannot be {value!r}; allowed values: {allowed}")
+            values.append((name, value))
+        return GameConfig(seats=seats, options=tuple(values))
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's final standing. ``rank`` is 1 for the winner(s); tied seats share a rank."""
+
+    seat: int
+    score: int
+    rank: int
+
+
+@dataclass(frozen=True)
+class Result:
+    """Final standings, best first."""
+
+    standings: tuple[SeatResult, ...]
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """The seats ranked first (several when the win is shared)."""
+        return tuple(s.seat for s in self.standings if s.rank == 1)
+
+
+class Game(Protocol[S, C, E, V]):
+    """What every game implements. All methods are pure: same inputs, same outputs, no side effects.
+
+    ``command_type``, ``event_type`` and ``view_type`` are the game's Protobuf message classes; the field
+    of the ``parlour.v1.Command``/``Event``/``GameView`` envelopes that carries them is ``spec.name``.
+    """
+
+    spec: GameSpec
+    command_type: type[C]
+    event_type: type[E]
+    view_type: type[V]
+
+    def start(self, config: GameConfig, seed: bytes) -> list[E]:
+        """The setup events of a new game. All chance is drawn from a :class:`~engines.prng.Prng` seeded by
+        ``seed`` and written into the events. The first event names the rules version and carries the
+        seed's commitment (:func:`commit_seed`)."""
+        ...
+
+    def evolve(self, state: S | None, event: E) -> S:
+        """Apply one event (``state`` is ``None`` for the first). Never validates and never fails on an
+        event this game once produced, so old logs always replay."""
+        ...
+
+    def decide(self, state: S, seat: int, command: C) -> list[E]:
+        """The events ``command`` by ``seat`` causes. Raises MalformedCommandError or IllegalCommandError
+        (with the sentence for the player) and then produces nothing. Call it through :func:`step`, which
+        rejects "game over" and "not your turn" first; decide may assume the seat is pending."""
+        ...
+
+    def pending(self, state: S) -> frozenset[int]:
+        """The seats that must act now (several for a simultaneous choice; none once the game is over)."""
+        ...
+
+    def legal_commands(self, state: S, seat: int) -> list[C]:
+        """Every command ``seat`` may submit now: exactly those that :func:`step` accepts. Empty exactly
+        when the seat need not act. The first one is a sensible default move."""
+        ...
+
+    def view(self, state: S, seat: int | None) -> V:
+        """What ``seat`` (``None``: a spectator) may see. After the game is over, hidden parts that the
+        game's rules reveal at the end are shown to everyone."""
+        ...
+
+    def redact(self, event: E, seat: int | None, *, finished: bool = False) -> E:
+        """A copy of ``event`` with what ``seat`` may not see removed. ``finished`` says the game is over,
+        so whatever its rules reveal at the end may be shown."""
+        ...
+
+    def is_over(self, state: S) -> bool:
+        """Whether the game has ended."""
+        ...
+
+    def result(self, state: S) -> Result | None:
+        """Final standings once the game is over; ``None`` before."""
+        ...
+
+    def default_command(self, state: S, seat: int) -> C:
+        """What the server plays for a pending seat whose clock ran out (always a legal command)."""
+        ...
+
+
+AnyGame = Game[Any, Any, Any, Any]
+
+
+def step(game: Game[S, C, E, V], state: S, seat: int, command: C) -> list[E]:
+    """Decide ``command`` for ``seat`` after the checks common to every game.
+
+    Raises GameOverError when the game has ended and NotYourTurnError when ``seat`` need not act now;
+    otherwise returns ``game.decide(state, seat, command)``.
+    """
+    if game.is_over(state):
+        raise GameOverError("the game is over; it takes no more commands")
+    if seat not in game.pending(state):
+        raise NotYourTurnError(f"it is not your turn: seat {seat} need not act now")
+    return game.decide(state, seat, command)
+
+
+def fold(game: Game[S, C, E, V], events: Iterable[E], state: S | None = None) -> S | None:
+    """The state after applying ``events`` in order to ``state`` (``None``: from the start)."""
+    for event in events:
+        state = game.evolve(state, event)
+    return state
+
+
+def commit_seed(seed: bytes, rules_version: str) -> bytes:
+    """The public commitment to a secret seed: SHA-256 of ``b"parlour-seed-v1\\0" + rules_version +
+    b"\\0" + seed``. Published in a game's first event; anyone can check it once the seed is revealed."""
+    return hashlib.sha256(b"parlour-seed-v1\0" + rules_version.encode() + b"\0" + seed).digest()
+
+
+def rank_by(seats: Sequence[int], key: Mapping[int, K], score: Mapping[int, int]) -> Result:
+    """Standings from a sort key per seat (higher is better; equal keys share a rank)."""
+    order = sorted(seats, key=lambda s: key[s], reverse=True)  # type: ignore[arg-type,return-value]
+    standings: list[SeatResult] = []
+    for index, seat in enumerate(order):
+        rank = standings[-1].rank if index and key[seat] == key[order[index - 1]] else index + 1
+        standings.append(SeatResult(seat=seat, score=score[seat], rank=rank))
+    return Result(standings=tuple(standings))
+
+

@@ -1,0 +1,91 @@
+"""Old Men of the Forest as a :class:`engines.contract.Game`."""
+
+from __future__ import annotations
+
+from engines.contract import GameConfig, GameSpec, OptionSpec, Result
+from engines.oldmen import rules, view
+from engines.oldmen.data import load_orangutans
+from engines.oldmen.evolve import evolve
+from engines.oldmen.scoring import match_result
+from engines.oldmen.setup import RULES_VERSION, start_events
+from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
+
+__all__ = ["OLDMEN", "OldMen"]
+
+SPEC = GameSpec(
+    name="oldmen",
+    title="Old Men of the Forest",
+    rules_version=RULES_VERSION,
+    min_seats=3,
+    max_seats=4,
+    options=(
+        OptionSpec(
+            name="match_deals",
+            description="1: a single game; 2: the recommended match of two games, scores added",
+            default="1",
+            allowed=("1", "2"),
+        ),
+    ),
+)
+
+
+class OldMen:
+    """The engine of Old Men of the Forest (rules: shared/rules/old-men-of-the-forest.md)."""
+
+    spec = SPEC
+    command_type = pb.OldmenCommand
+    event_type = pb.OldmenEvent
+    view_type = pb.OldmenView
+
+    def __init__(self) -> None:
+        self._orangutans = load_orangutans()
+
+    def start(self, config: GameConfig, seed: bytes) -> list[pb.OldmenEvent]:
+        """Game started, then the first deal: start player, hands, orangutan deck and row."""
+        return start_events(config, seed, self._orangutans)
+
+    def evolve(self, state: State | None, event: pb.OldmenEvent) -> State:
+        """The state after ``event``."""
+        return evolve(state, event)
+
+    def decide(self, state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
+        """The events of a pending seat's command (see ``rules.decide``)."""
+        return rules.decide(state, seat, command)
+
+    def pending(self, state: State) -> frozenset[int]:
+        """The one seat whose card, take or save decision is due; none once the match is over."""
+        if state.phase is Phase.PLAY:
+            return frozenset({state.to_play})
+        if state.phase in (Phase.TAKE, Phase.SAVE):
+            return frozenset({state.acting_winner})
+        return frozenset()
+
+    def legal_commands(self, state: State, seat: int) -> list[pb.OldmenCommand]:
+        """Every command ``seat`` may submit now."""
+        return rules.legal_commands(state, seat)
+
+    def view(self, state: State, seat: int | None) -> pb.OldmenView:
+        """The board as ``seat`` (or a spectator) sees it."""
+        return view.view(state, seat)
+
+    def redact(self, event: pb.OldmenEvent, seat: int | None, *, finished: bool = False) -> pb.OldmenEvent:
+        """``event`` as ``seat`` may see it."""
+        return view.redact(event, seat, finished=finished)
+
+    def is_over(self, state: State) -> bool:
+        """Whether the match has ended."""
+        return state.phase is Phase.OVER
+
+    def result(self, state: State) -> Result | None:
+        """Match standings: total score, then the orangutan comparison; equal seats share the win."""
+        if state.phase is not Phase.OVER:
+            return None
+        return match_result(state)
+
+    def default_command(self, state: State, seat: int) -> pb.OldmenCommand:
+        """The lowest card, the first card that may be taken, or declining to save."""
+        return rules.legal_commands(state, seat)[0]
+
+
+OLDMEN = OldMen()

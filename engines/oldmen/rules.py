@@ -1,0 +1,205 @@
+"""Deciding commands of Old Men of the Forest: what each command causes, and which commands are legal.
+
+``legal_commands`` and ``decide`` share one check per command kind (``_why_not_*``), so the legal list a
+bot sees is the set the engine accepts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from engines.errors import IllegalCommandError, MalformedCommandError
+from engines.oldmen.data import COLOURS, Card, colour_name
+from engines.oldmen.scoring import deal_scores, match_result
+from engines.oldmen.setup import deal_events
+from engines.oldmen.state import Phase, SeatState, State
+from engines.oldmen.evolve import evolve
+from parlour.v1 import oldmen_pb2 as pb
+
+__all__ = ["decide", "legal_commands"]
+
+_PHASE_VERB = {
+    Phase.PLAY: "play a card from your hand",
+    Phase.TAKE: "take a card from the trick",
+    Phase.SAVE: "save an orangutan or decline to save",
+}
+_KIND_PHASE = {
+    "play_card": Phase.PLAY,
+    "take_card": Phase.TAKE,
+    "save_orangutan": Phase.SAVE,
+    "decline_save": Phase.SAVE,
+}
+
+
+def legal_commands(state: State, seat: int) -> list[pb.OldmenCommand]:
+    """Every command ``seat`` may submit now, the default move first (lowest card, first free card, pass)."""
+    if state.phase is Phase.PLAY and seat == state.to_play:
+        hand = sorted(state.players[seat].hand, key=lambda c: (c.value, c.colour))
+        return [pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=c.to_pb())) for c in hand]
+    if state.phase is Phase.TAKE and seat == state.acting_winner:
+        return [
+            pb.OldmenCommand(take_card=pb.OldmenTakeCard(from_seat=s))
+            for s, _ in state.trick
+            if _why_not_take(state, seat, s) is None
+        ]
+    if state.phase is Phase.SAVE and seat == state.acting_winner:
+        saves = [
+            pb.OldmenCommand(save_orangutan=pb.OldmenSaveOrangutan(orangutan_id=o))
+            for o in state.row
+            if _why_not_save(state, seat, o) is None
+        ]
+        return [pb.OldmenCommand(decline_save=pb.OldmenDeclineSave()), *saves]
+    return []
+
+
+
+def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
+    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise."""
+    kind = command.WhichOneof("kind")
+    if kind is None:
+        raise MalformedCommandError("the command names no action: set play_card, take_card, save_orangutan or decline_save")
+    if _KIND_PHASE[kind] is not state.phase:
+        raise IllegalCommandError(f"you cannot {kind.replace('_', ' ')} now: {_PHASE_VERB[state.phase]}")
+    decider: Callable[[State, int, Any], list[pb.OldmenEvent]] = _DECIDE[kind]
+    return decider(state, seat, getattr(command, kind))
+
+
+def parse_card(card: pb.OldmenCard) -> Card:
+    """The card a message names; raises MalformedCommandError if no such card exists."""
+    if card.colour not in COLOURS or not 1 <= card.value <= 10:
+        raise MalformedCommandError("a card needs a colour (red, yellow, blue, green, brown) and a value from 1 to 10")
+    return Card.from_pb(card)
+
+
+# --- play -------------------------------------------------------------------------------------------
+
+
+def _play(state: State, seat: int, command: pb.OldmenPlayCard) -> list[pb.OldmenEvent]:
+    card = parse_card(command.card)
+    if card not in state.players[seat].hand:
+        raise IllegalCommandError(f"the {card} is not in your hand")
+    events = [pb.OldmenEvent(card_played=pb.OldmenCardPlayed(seat=seat, card=card.to_pb()))]
+    trick = (*state.trick, (seat, card))
+    if len(trick) == state.seats:
+        first, second = _rank(trick)
+        events.append(pb.OldmenEvent(trick_ranked=pb.OldmenTrickRanked(first_seat=first, second_seat=second)))
+    return events
+
+
+def _rank(trick: tuple[tuple[int, Card], ...]) -> tuple[int, int]:
+    """First and second winner: value descending, ties to the card played earlier (D6)."""
+    order = sorted(range(len(trick)), key=lambda position: (-trick[position][1].value, position))
+    return trick[order[0]][0], trick[order[1]][0]
+
+
+# --- take -------------------------------------------------------------------------------------------
+
+
+def _why_not_take(state: State, seat: int, from_seat: int) -> str | None:
+    if from_seat == seat:
+        return "you cannot take your own card: take a card another player played"
+    if state.card_of(from_seat) is None:
+        return f"seat {from_seat} has no card in this trick"
+    if from_seat in state.taken:
+        return f"seat {from_seat}'s card was already taken"
+    return None
+
+
+def _take(state: State, seat: int, command: pb.OldmenTakeCard) -> list[pb.OldmenEvent]:
+    reason = _why_not_take(state, seat, command.from_seat)
+    if reason:
+        raise IllegalCommandError(reason)
+    card = state.card_of(command.from_seat)
+    assert card is not None
+    taken = pb.OldmenCardTaken(seat=seat, from_seat=command.from_seat, card=card.to_pb())
+    events = [pb.OldmenEvent(card_taken=taken)]
+    if len(state.taken) == 1:  # the second winner took: the rest of the trick is discarded
+        gone = {*state.taken, command.from_seat}
+        rest = [c.to_pb() for s, c in state.trick if s not in gone]
+        events.append(pb.OldmenEvent(cards_discarded=pb.OldmenCardsDiscarded(cards=rest)))
+    return events
+
+
+# --- save or pass -----------------------------------------------------------------------------------
+
+
+def _why_not_save(state: State, seat: int, orangutan_id: str) -> str | None:
+    orangutan = state.orangutan(orangutan_id)
+    if orangutan is None:
+        return f"there is no orangutan {orangutan_id!r} in this game"
+    if orangutan_id not in state.row:
+        return f"orangutan {orangutan_id} is not in the row"
+    if not state.players[seat].can_fund(orangutan):
+        return f"your won cards cannot pay for orangutan {orangutan_id}: it needs {orangutan.describe_needs()}"
+    return None
+
+
+def _save(state: State, seat: int, command: pb.OldmenSaveOrangutan) -> list[pb.OldmenEvent]:
+    reason = _why_not_save(state, seat, command.orangutan_id)
+    if reason:
+        raise IllegalCommandError(reason)
+    orangutan = state.orangutan(command.orangutan_id)
+    assert orangutan is not None
+    spent, tucked = _split_pool(state.players[seat], Counter(orangutan.needs))
+    saved = pb.OldmenOrangutanSaved(
+        seat=seat,
+        orangutan_id=orangutan.id,
+        spent=[c.to_pb() for c in spent],
+        tucked=[c.to_pb() for c in tucked],
+    )
+    return _after_save_decision(state, pb.OldmenEvent(orangutan_saved=saved))
+
+
+def _split_pool(player: SeatState, needs: Counter[int]) -> tuple[list[Card], list[Card]]:
+    """The needed cards (lowest values of each colour; which copies makes no difference) and the rest."""
+    spent: list[Card] = []
+    tucked: list[Card] = []
+    for card in sorted(player.pool, key=lambda c: (c.colour, c.value)):
+        if needs[card.colour] > 0:
+            needs[card.colour] -= 1
+            spent.append(card)
+        else:
+            tucked.append(card)
+    return spent, tucked
+
+
+def _decline(state: State, seat: int, command: pb.OldmenDeclineSave) -> list[pb.OldmenEvent]:
+    return _after_save_decision(state, pb.OldmenEvent(save_declined=pb.OldmenSaveDeclined(seat=seat)))
+
+
+def _after_save_decision(state: State, event: pb.OldmenEvent) -> list[pb.OldmenEvent]:
+    """After the second winner's decision: refill the row, then end the deal or the match if it is over."""
+    events = [event]
+    if state.saves_done == 0:
+        return events
+    after = evolve(state, event)
+    missing = state.seats + 1 - len(after.row)
+    if missing > 0 and after.deck:
+        drawn = list(after.deck[:missing])
+        events.append(pb.OldmenEvent(orangutans_revealed=pb.OldmenOrangutansRevealed(orangutan_ids=drawn)))
+    if after.phase is Phase.SCORING:
+        events += _end_of_deal(evolve(after, events[-1]) if len(events) > 1 else after)
+    return events
+
+
+def _end_of_deal(state: State) -> list[pb.OldmenEvent]:
+    """Record the deal's scores, then deal again or finish the match (revealing the seed)."""
+    finished = pb.OldmenEvent(deal_finished=pb.OldmenDealFinished(deal=state.deal, scores=deal_scores(state)))
+    if state.deal < state.match_deals:
+        return [finished, *deal_events(state.deal + 1, state.seats, state.seed, state.orangutans)]
+    result = match_result(evolve(state, finished))
+    totals = [
+        pb.OldmenSeatScore(seat=s.seat, score=s.score) for s in sorted(result.standings, key=lambda s: s.seat)
+    ]
+    match = pb.OldmenMatchFinished(totals=totals, winners=result.winners, seed=state.seed)
+    return [finished, pb.OldmenEvent(match_finished=match)]
+
+
+_DECIDE: dict[str, Callable[[State, int, Any], list[pb.OldmenEvent]]] = {
+    "play_card": _play,
+    "take_card": _take,
+    "save_orangutan": _save,
+    "decline_save": _decline,
+}

@@ -1,0 +1,111 @@
+"""The state of a game of Old Men of the Forest: frozen dataclasses, rebuilt by folding the events."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+
+from engines.oldmen.data import BROWN, DEAL_ROUNDS, Card, Orangutan
+
+__all__ = ["Phase", "Saved", "SeatState", "State"]
+
+
+class Phase(Enum):
+    """What the current round waits for."""
+
+    PLAY = "play"
+    TAKE = "take"
+    SAVE = "save"
+    SCORING = "scoring"  # transient: after the tenth round, before the deal's scores are recorded
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class Saved:
+    """An orangutan a seat saved, with the cards tucked under it."""
+
+    orangutan: Orangutan
+    tucked: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """One seat: hand (hidden), won-card pool and saved orangutans (public), and earlier deals' results."""
+
+    hand: tuple[Card, ...] = ()
+    pool: tuple[Card, ...] = ()
+    saved: tuple[Saved, ...] = ()
+    match_score: int = 0
+    match_vps: tuple[int, ...] = ()
+
+    @property
+    def orangutan_points(self) -> int:
+        """VP of the orangutans saved in this deal."""
+        return sum(s.orangutan.vp for s in self.saved)
+
+    @property
+    def penalty(self) -> int:
+        """Points lost for cards under orangutans or left in the pool: 1 each, 2 for brown."""
+        cards = [c for s in self.saved for c in s.tucked] + list(self.pool)
+        return sum(2 if c.colour == BROWN else 1 for c in cards)
+
+    @property
+    def score(self) -> int:
+        """This deal's score so far."""
+        return self.orangutan_points - self.penalty
+
+    def can_fund(self, orangutan: Orangutan) -> bool:
+        """Whether the pool holds the colours the orangutan needs (brown never pays)."""
+        have = Counter(c.colour for c in self.pool)
+        return all(have[colour] >= count for colour, count in Counter(orangutan.needs).items())
+
+
+@dataclass(frozen=True)
+class State:
+    """A game in progress. ``seed`` is secret (never shown while the game runs)."""
+
+    seats: int
+    match_deals: int
+    rules_version: str
+    seed: bytes
+    seed_commitment: bytes
+    orangutans: tuple[Orangutan, ...]
+    players: tuple[SeatState, ...]
+    deal: int = 0
+    round: int = 1
+    leader: int = 0
+    phase: Phase = Phase.PLAY
+    trick: tuple[tuple[int, Card], ...] = ()
+    first: int = -1
+    second: int = -1
+    taken: tuple[int, ...] = ()
+    saves_done: int = 0
+    row: tuple[str, ...] = ()
+    deck: tuple[str, ...] = ()
+    discard: tuple[Card, ...] = ()
+    winners: tuple[int, ...] = ()
+
+    @property
+    def acting_winner(self) -> int:
+        """In the take and save phases: the winner whose decision is due (first, then second)."""
+        done = len(self.taken) if self.phase is Phase.TAKE else self.saves_done
+        return self.first if done == 0 else self.second
+
+    @property
+    def to_play(self) -> int:
+        """In the play phase: the seat whose card is due."""
+        return (self.leader + len(self.trick)) % self.seats
+
+    @property
+    def is_last_round(self) -> bool:
+        """Whether this is the deal's tenth round."""
+        return self.round == DEAL_ROUNDS
+
+    def orangutan(self, orangutan_id: str) -> Orangutan | None:
+        """The orangutan card with that id, if the game has one."""
+        return next((o for o in self.orangutans if o.id == orangutan_id), None)
+
+    def card_of(self, seat: int) -> Card | None:
+        """The card ``seat`` played to the current trick, if any."""
+        return next((card for s, card in self.trick if s == seat), None)

@@ -1,0 +1,76 @@
+"""What a seat or a spectator of Old Men of the Forest may see: the view of a state and redacted events."""
+
+from __future__ import annotations
+
+from engines.oldmen.data import DECK, HAND_SIZE
+from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
+
+__all__ = ["redact", "view"]
+
+_PHASES = {
+    Phase.PLAY: pb.OLDMEN_PHASE_PLAY,
+    Phase.TAKE: pb.OLDMEN_PHASE_TAKE,
+    Phase.SAVE: pb.OLDMEN_PHASE_SAVE,
+    Phase.SCORING: pb.OLDMEN_PHASE_PLAY,
+    Phase.OVER: pb.OLDMEN_PHASE_OVER,
+}
+
+
+def view(state: State, seat: int | None) -> pb.OldmenView:
+    """The board as ``seat`` sees it: its own hand, everyone's public cards; never the orangutan deck
+    order, other hands or the undealt cards."""
+    result = pb.OldmenView(
+        phase=_PHASES[state.phase],
+        deal=state.deal,
+        match_deals=state.match_deals,
+        round=state.round,
+        leader=state.leader,
+        first_winner=state.first,
+        second_winner=state.second,
+        deck_count=len(state.deck),
+        undealt_count=len(DECK) - HAND_SIZE * state.seats,
+        discard=[c.to_pb() for c in state.discard],
+        orangutans=[o.to_pb() for o in state.orangutans],
+    )
+    for s, player in enumerate(state.players):
+        seat_view = result.seats.add(
+            seat=s,
+            hand_count=len(player.hand),
+            pool=[c.to_pb() for c in player.pool],
+            score=player.score,
+            match_score=player.match_score,
+        )
+        if s == seat:
+            seat_view.hand.extend(c.to_pb() for c in sorted(player.hand))
+        for saved in player.saved:
+            seat_view.saved.add(
+                orangutan_id=saved.orangutan.id, vp=saved.orangutan.vp, tucked=[c.to_pb() for c in saved.tucked]
+            )
+    for s, card in state.trick:
+        result.trick.add(seat=s, card=card.to_pb(), taken=s in state.taken)
+    for orangutan_id in state.row:
+        orangutan = state.orangutan(orangutan_id)
+        assert orangutan is not None
+        result.row.append(orangutan.to_pb())
+    return result
+
+
+def redact(event: pb.OldmenEvent, seat: int | None, *, finished: bool = False) -> pb.OldmenEvent:
+    """``event`` as ``seat`` may see it. Other seats' hands and the seed are removed while the game runs;
+    the orangutan deck order is never shown, not even after the end (rules section 6)."""
+    kind = event.WhichOneof("kind")
+    if kind == "hand_dealt" and not finished and event.hand_dealt.seat != seat:
+        copy = pb.OldmenEvent()
+        copy.CopyFrom(event)
+        del copy.hand_dealt.cards[:]
+        return copy
+    if kind == "orangutan_deck_shuffled":
+        shuffled = pb.OldmenOrangutanDeckShuffled(count=event.orangutan_deck_shuffled.count)
+        return pb.OldmenEvent(orangutan_deck_shuffled=shuffled)
+    if kind == "game_started" and not finished:
+        copy = pb.OldmenEvent()
+        copy.CopyFrom(event)
+        copy.game_started.ClearField("seed")
+        return copy
+    return event

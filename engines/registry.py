@@ -1,0 +1,22 @@
+"""The games this server plays, in one explicit tuple (no registration by import side effect)."""
+
+from __future__ import annotations
+
+from engines.contract import AnyGame
+from engines.oldmen import OLDMEN
+
+__all__ = ["GAMES", "get_game", "game_names"]
+
+GAMES: tuple[AnyGame, ...] = (OLDMEN,)
+
+_BY_NAME = {game.spec.name: game for game in GAMES}
+
+
+def get_game(name: str) -> AnyGame | None:
+    """The game registered under ``name``, or ``None``."""
+    return _BY_NAME.get(name)
+
+
+def game_names() -> tuple[str, ...]:
+    """Names of all registered games, in registry order."""
+    return tuple(_BY_NAME)
