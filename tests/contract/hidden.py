@@ -1,0 +1,51 @@
+"""Per game: ways to change only other seats' hidden information in a game's setup events.
+
+``VARIANTS[game](events, seat)`` returns copies of the setup events in which something ``seat`` may not
+see is different (another seat's hand, the order of a face-down deck). The contract test checks that
+``seat``'s view and its redacted events are the same in every copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from parlour.v1 import oldmen_pb2
+
+Variant = Callable[[list[Any], int], list[list[Any]]]
+
+
+def _copy(events: list[Any]) -> list[Any]:
+    copies = []
+    for event in events:
+        copy = type(event)()
+        copy.CopyFrom(event)
+        copies.append(copy)
+    return copies
+
+
+def _oldmen(events: list[oldmen_pb2.OldmenEvent], seat: int) -> list[list[oldmen_pb2.OldmenEvent]]:
+    variants = []
+    hands = [e.hand_dealt for e in events if e.WhichOneof("kind") == "hand_dealt" and e.hand_dealt.seat != seat]
+    if len(hands) >= 2:  # swap one card between two other seats' hands
+        swapped = _copy(events)
+        a, b = [e.hand_dealt for e in swapped if e.WhichOneof("kind") == "hand_dealt" and e.hand_dealt.seat != seat][:2]
+        card_a, card_b = oldmen_pb2.OldmenCard(), oldmen_pb2.OldmenCard()
+        card_a.CopyFrom(a.cards[0])
+        card_b.CopyFrom(b.cards[0])
+        a.cards[0].CopyFrom(card_b)
+        b.cards[0].CopyFrom(card_a)
+        variants.append(swapped)
+    reordered = _copy(events)  # reverse the face-down part of the orangutan deck
+    for event in reordered:
+        if event.WhichOneof("kind") == "orangutan_deck_shuffled":
+            order = list(event.orangutan_deck_shuffled.order)
+            seats = sum(1 for e in events if e.WhichOneof("kind") == "hand_dealt")
+            face_up = order[: seats + 1]
+            del event.orangutan_deck_shuffled.order[:]
+            event.orangutan_deck_shuffled.order.extend(face_up + order[seats + 1 :][::-1])
+    variants.append(reordered)
+    return variants
+
+
+VARIANTS: dict[str, Variant] = {"oldmen": _oldmen}

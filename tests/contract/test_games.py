@@ -1,0 +1,156 @@
+"""The engine contract, checked for every registered game, every seat count and every option value.
+
+Each game is played to its end several times with seeded random legal moves; along the way the
+invariants every client relies on are checked.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import text_format
+
+from engines.contract import AnyGame, GameConfig, fold, step
+from engines.errors import GameError, GameOverError, NotYourTurnError
+from engines.playout import Playout, play
+from engines.registry import GAMES
+from tests.contract.hidden import VARIANTS
+
+GOLDEN = Path(__file__).parent.parent / "golden"
+
+
+@dataclass(frozen=True)
+class Case:
+    game: AnyGame
+    config: GameConfig
+
+    def __str__(self) -> str:
+        options = ",".join(f"{k}={v}" for k, v in self.config.options)
+        return f"{self.game.spec.name}-{self.config.seats}p{'-' + options if options else ''}"
+
+
+def _cases() -> list[Case]:
+    cases = []
+    for game in GAMES:
+        option_values = [[(o.name, v) for v in o.allowed] for o in game.spec.options]
+        for seats in range(game.spec.min_seats, game.spec.max_seats + 1):
+            for combo in itertools.product(*option_values) if option_values else [()]:
+                cases.append(Case(game, game.spec.config(seats, dict(combo))))
+    return cases
+
+
+CASES = _cases()
+SEEDS = [b"contract-1", b"contract-2"]
+
+
+def _key(message: Any) -> bytes:
+    return bytes(message.SerializeToString(deterministic=True))
+
+
+@pytest.fixture(scope="module", params=CASES, ids=str)
+def playouts(request: pytest.FixtureRequest) -> tuple[Case, list[Playout]]:
+    case: Case = request.param
+    return case, [play(case.game, case.config, seed) for seed in SEEDS]
+
+
+def test_same_seed_same_events(playouts: tuple[Case, list[Playout]]) -> None:
+    """A game is a function of its seed and its commands: playing it again gives identical events."""
+    case, games = playouts
+    again = play(case.game, case.config, SEEDS[0])
+    assert [_key(e) for e in again.events] == [_key(e) for e in games[0].events]
+
+
+def test_different_seeds_deal_differently(playouts: tuple[Case, list[Playout]]) -> None:
+    """The seed drives the deal."""
+    _, games = playouts
+    assert [_key(e) for e in games[0].setup] != [_key(e) for e in games[1].setup]
+
+
+def test_replay_equals_live_state(playouts: tuple[Case, list[Playout]]) -> None:
+    """Folding the whole log from nothing gives the state the game reached live."""
+    case, games = playouts
+    for game in games:
+        assert fold(case.game, game.events) == game.state
+        assert case.game.is_over(game.state)
+        result = case.game.result(game.state)
+        assert result is not None
+        assert sorted(s.seat for s in result.standings) == list(range(case.config.seats))
+        assert min(s.rank for s in result.standings) == 1
+
+
+def test_legal_commands_are_exactly_what_decide_accepts(playouts: tuple[Case, list[Playout]]) -> None:
+    """At every step: a seat has legal commands exactly when it must act; each one is accepted; every
+    other command seen in the game is rejected with a sentence; decide changes neither state nor command."""
+    case, games = playouts
+    game = case.game
+    seen: dict[bytes, Any] = {}
+    state = fold(game, games[0].setup)
+    for move in games[0].moves:
+        pending = game.pending(state)
+        for seat in range(case.config.seats):
+            legal = game.legal_commands(state, seat)
+            assert bool(legal) == (seat in pending), f"seat {seat}: legal commands vs pending {sorted(pending)}"
+            legal_keys = {_key(c) for c in legal}
+            for command in legal:
+                seen.setdefault(_key(command), command)
+                before = _key(command)
+                step(game, state, seat, command)
+                assert _key(command) == before, "decide must not change its command"
+            for key, command in itertools.islice(seen.items(), 60):
+                if key in legal_keys:
+                    continue
+                with pytest.raises(GameError) as error:
+                    step(game, state, seat, command)
+                assert str(error.value), "a rejection carries a sentence"
+                if seat not in pending:
+                    assert isinstance(error.value, NotYourTurnError)
+        state = fold(game, move.events, state)
+    with pytest.raises(GameOverError):
+        step(game, state, 0, next(iter(seen.values())))
+
+
+def test_hidden_information_does_not_reach_other_seats(playouts: tuple[Case, list[Playout]]) -> None:
+    """A seat's view and its redacted events are the same when only other seats' hidden data differs."""
+    case, games = playouts
+    game = case.game
+    setup = games[0].setup
+    for seat in [*range(case.config.seats), None]:
+        base_state = fold(game, setup)
+        base_view = _key(game.view(base_state, seat))
+        base_events = [_key(game.redact(e, seat)) for e in setup]
+        for variant in VARIANTS[game.spec.name](setup, -1 if seat is None else seat):
+            assert [_key(game.redact(e, seat)) for e in variant] == base_events
+            assert _key(game.view(fold(game, variant), seat)) == base_view
+
+
+def test_default_command_is_legal(playouts: tuple[Case, list[Playout]]) -> None:
+    """What the server plays for a seat out of time is always accepted."""
+    case, games = playouts
+    state = fold(case.game, games[0].setup)
+    for move in games[0].moves[:200]:
+        for seat in case.game.pending(state):
+            step(case.game, state, seat, case.game.default_command(state, seat))
+        state = fold(case.game, move.events, state)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.spec.name)
+def test_golden_transcript(game: AnyGame, request: pytest.FixtureRequest) -> None:
+    """One full game per engine is pinned move by move; a change to it is a change of the rules version."""
+    config = game.spec.config(game.spec.max_seats)
+    playout = play(game, config, b"golden")
+    lines = [f"# {game.spec.rules_version} seats={config.seats} seed=golden"]
+    lines += [f"= {text_format.MessageToString(e, as_one_line=True)}" for e in playout.setup]
+    for move in playout.moves:
+        lines.append(f"> seat {move.seat}: {text_format.MessageToString(move.command, as_one_line=True)}")
+        lines += [f"= {text_format.MessageToString(e, as_one_line=True)}" for e in move.events]
+    text = "\n".join(lines) + "\n"
+    path = GOLDEN / f"{game.spec.name}.txt"
+    if request.config.getoption("--update-golden") or not path.exists():
+        path.write_text(text)
+        if not request.config.getoption("--update-golden"):
+            pytest.fail(f"wrote the missing golden transcript {path.name}; check it in and run again")
+    assert text == path.read_text(), f"{path.name} changed; if the rules changed on purpose, bump the rules version"
