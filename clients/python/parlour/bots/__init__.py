@@ -19,4 +19,4 @@ def make_bot(strategy: str, game: str, seed: int | str | None = None) -> Bot:
     if cls is None:
         known = sorted(s for s, games in STRATEGIES.items() if game in games or "*" in games)
         raise ValueError(f"no {strategy!r} bot plays {game}; strategies for {game}: {', '.join(known)}")
-    return cls(seed) if cls is RandomBot else cls()  # type: ignore[call-arg]
+    return cls(seed)

@@ -16,6 +16,10 @@ class Bot(ABC):
     #: Shown as the player's name when the bot claims a seat.
     name: str = "bot"
 
+    def __init__(self, seed: int | str | None = None) -> None:
+        """``seed`` seeds ``self.random``, the bot's own random source, so games can be repeated."""
+        self.random = random.Random(seed)
+
     @abstractmethod
     def choose(self, view: game_pb2.GameView) -> game_pb2.Command:
         """Return one command from ``view.legal_commands`` (never empty when this is called).
@@ -30,9 +34,6 @@ class RandomBot(Bot):
 
     name = "random"
 
-    def __init__(self, seed: int | str | None = None) -> None:
-        self._random = random.Random(seed)
-
     def choose(self, view: game_pb2.GameView) -> game_pb2.Command:
         """A random legal command."""
-        return self._random.choice(list(view.legal_commands))
+        return self.random.choice(list(view.legal_commands))
