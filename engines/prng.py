@@ -6,9 +6,10 @@ output is pinned by a golden test.
 
 Algorithm (for re-implementations in other languages):
 
-* state: four unsigned 64-bit words, the SHA-256 digest of ``b"parlour-prng-v1\\0" + seed + b"\\0" +
-  label_1 + b"\\0" + label_2 ...`` read as four little-endian words (labels derive independent streams
-  from one seed);
+* state: four unsigned 64-bit words, the SHA-256 digest of ``b"parlour-prng-v1" + field(seed) +
+  field(label_1) + field(label_2) ...`` read as four little-endian words, where ``field(x)`` is the length
+  of ``x`` as 4 bytes big-endian followed by ``x`` (UTF-8 for labels), so no two (seed, labels) inputs give
+  the same material; labels derive independent streams from one seed;
 * ``next_u64``: xoshiro256** (Blackman and Vigna, 2018);
 * ``below(n)``: rejection sampling on the top bits, so every value in ``[0, n)`` is equally likely;
 * ``shuffle``: Fisher-Yates from the last index down, swapping index ``i`` with ``below(i + 1)``.
@@ -26,6 +27,10 @@ _MASK = (1 << 64) - 1
 T = TypeVar("T")
 
 
+def _field(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
 def _rotl(x: int, k: int) -> int:
     return ((x << k) | (x >> (64 - k))) & _MASK
 
@@ -39,9 +44,9 @@ class Prng:
     __slots__ = ("_s",)
 
     def __init__(self, seed: bytes, *labels: str) -> None:
-        material = b"parlour-prng-v1\0" + seed
+        material = b"parlour-prng-v1" + _field(seed)
         for label in labels:
-            material += b"\0" + label.encode()
+            material += _field(label.encode())
         digest = hashlib.sha256(material).digest()
         words = [int.from_bytes(digest[i : i + 8], "little") for i in range(0, 32, 8)]
         if not any(words):  # xoshiro must not start from all zeros; SHA-256 makes this practically impossible

@@ -34,7 +34,10 @@ COLOURS: tuple[Colour, ...] = (
 BROWN: Colour = pb.OLDMEN_COLOUR_BROWN
 HAND_SIZE = 10
 DEAL_ROUNDS = 10
-_NAMES = {colour: pb.OldmenColour.Name(colour).removeprefix("OLDMEN_COLOUR_").lower() for colour in COLOURS}
+_NAMES = {
+    colour: pb.OldmenColour.Name(pb.OldmenColour.ValueType(colour)).removeprefix("OLDMEN_COLOUR_").lower()
+    for colour in COLOURS
+}
 _BY_NAME = {name: colour for colour, name in _NAMES.items()}
 
 

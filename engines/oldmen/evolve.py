@@ -6,9 +6,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from parlour.v1 import oldmen_pb2 as pb
+
 from engines.oldmen.data import Card, Orangutan
 from engines.oldmen.state import Phase, Saved, SeatState, State
-from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["evolve"]
 
@@ -18,8 +19,8 @@ def evolve(state: State | None, event: pb.OldmenEvent) -> State:
     kind = event.WhichOneof("kind")
     if kind == "game_started":
         return _started(event.game_started)
-    assert state is not None, "a game's log starts with game_started"
-    return _APPLY[kind](state, getattr(event, kind))  # type: ignore[index]
+    assert state is not None and kind is not None, "a game's log starts with game_started; every event has a kind"
+    return _APPLY[kind](state, getattr(event, kind))
 
 
 def _started(e: pb.OldmenGameStarted) -> State:

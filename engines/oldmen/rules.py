@@ -10,13 +10,14 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from parlour.v1 import oldmen_pb2 as pb
+
 from engines.errors import IllegalCommandError, MalformedCommandError
-from engines.oldmen.data import COLOURS, Card, colour_name
+from engines.oldmen.data import COLOURS, Card
+from engines.oldmen.evolve import evolve
 from engines.oldmen.scoring import deal_scores, match_result
 from engines.oldmen.setup import deal_events
 from engines.oldmen.state import Phase, SeatState, State
-from engines.oldmen.evolve import evolve
-from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["decide", "legal_commands"]
 
@@ -59,7 +60,9 @@ def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.Oldmen
     """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise."""
     kind = command.WhichOneof("kind")
     if kind is None:
-        raise MalformedCommandError("the command names no action: set play_card, take_card, save_orangutan or decline_save")
+        raise MalformedCommandError(
+            "the command names no action: set play_card, take_card, save_orangutan or decline_save"
+        )
     if _KIND_PHASE[kind] is not state.phase:
         raise IllegalCommandError(f"you cannot {kind.replace('_', ' ')} now: {_PHASE_VERB[state.phase]}")
     decider: Callable[[State, int, Any], list[pb.OldmenEvent]] = _DECIDE[kind]

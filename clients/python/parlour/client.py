@@ -1,0 +1,156 @@
+"""An asyncio client for a Parlour server's GameService, with seat tokens and readable errors."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import grpc
+
+from parlour.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+
+__all__ = ["GameClient", "ParlourError"]
+
+_REASON_KEY = "parlour-error-reason"
+
+
+class ParlourError(Exception):
+    """A call the server refused: ``reason`` (e.g. "command/illegal"), the gRPC ``code`` and the sentence."""
+
+    def __init__(self, reason: str, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.reason})" if self.reason else self.message
+
+    @classmethod
+    def from_rpc(cls, error: grpc.aio.AioRpcError) -> ParlourError:
+        """The error a failed call carries (reason from the trailing metadata, when the server sent one)."""
+        metadata = error.trailing_metadata() or ()
+        reason = next((str(v) for k, v in metadata if k == _REASON_KEY), "")
+        if not reason and error.code() == grpc.StatusCode.UNAVAILABLE:
+            return cls("server/unavailable", error.code(), f"cannot reach the server: {error.details()}")
+        return cls(reason, error.code(), error.details() or error.code().name)
+
+
+def _auth(token: str | None) -> Sequence[tuple[str, str]]:
+    return [("authorization", f"Bearer {token}")] if token else []
+
+
+class GameClient:
+    """One connection to a server. Use ``async with GameClient("localhost:50051") as client``."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._channel = grpc.aio.insecure_channel(target)
+        self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
+
+    async def __aenter__(self) -> GameClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self._channel.close()
+
+    async def _call(self, method: str, request: Any, token: str | None = None) -> Any:
+        try:
+            return await getattr(self._stub, method)(request, metadata=_auth(token))
+        except grpc.aio.AioRpcError as error:
+            raise ParlourError.from_rpc(error) from None
+
+    async def game_types(self) -> list[game_service_pb2.GameType]:
+        """The games the server plays."""
+        response = await self._call("ListGameTypes", game_service_pb2.ListGameTypesRequest())
+        return list(response.game_types)
+
+    async def create_game(
+        self, game: str, seats: int, options: dict[str, str] | None = None, seed: bytes | None = None
+    ) -> game_service_pb2.GameSummary:
+        """Create a game; returns its summary (``.game_id``)."""
+        request = game_service_pb2.CreateGameRequest(game=game, seats=seats, options=options or {})
+        if seed is not None:
+            request.seed = seed
+        return (await self._call("CreateGame", request)).game
+
+    async def claim_seat(self, game_id: str, player_name: str, seat: int | None = None) -> tuple[int, str]:
+        """Claim a seat (the lowest free one when ``seat`` is None); returns (seat, token)."""
+        request = game_service_pb2.ClaimSeatRequest(game_id=game_id, player_name=player_name)
+        if seat is not None:
+            request.seat = seat
+        response = await self._call("ClaimSeat", request)
+        return response.seat, response.seat_token
+
+    async def game(self, game_id: str) -> game_service_pb2.GameSummary:
+        """A game's summary."""
+        return (await self._call("GetGame", game_service_pb2.GetGameRequest(game_id=game_id))).game
+
+    async def view(self, game_id: str, seat: int | None = None, token: str | None = None) -> game_pb2.GameView:
+        """A seat's view (with its token) or the spectator's view."""
+        request = game_service_pb2.GetViewRequest(game_id=game_id)
+        if seat is not None:
+            request.seat = seat
+        return (await self._call("GetView", request, token)).view
+
+    async def submit(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        command: game_pb2.Command,
+        *,
+        expected_version: int | None = None,
+        command_id: str | None = None,
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Submit a command; a fresh command id is made unless given (pass the same one to retry)."""
+        request = game_service_pb2.SubmitCommandRequest(
+            game_id=game_id, seat=seat, command=command, command_id=command_id or uuid.uuid4().hex
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return await self._call("SubmitCommand", request, token)
+
+    async def watch(
+        self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
+    ) -> AsyncIterator[game_pb2.Event]:
+        """Events from ``from_version``, live; ends after a finished game's last event."""
+        request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
+        if seat is not None:
+            request.seat = seat
+        call = self._stub.WatchGame(request, metadata=_auth(token))
+        try:
+            async for response in call:
+                yield response.event
+        except grpc.aio.AioRpcError as error:
+            raise ParlourError.from_rpc(error) from None
+        finally:
+            call.cancel()
+
+    async def events(
+        self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
+    ) -> AsyncIterator[game_pb2.Event]:
+        """Every stored event from ``from_version`` to the current end, page by page."""
+        version = from_version
+        while True:
+            request = game_service_pb2.ListEventsRequest(game_id=game_id, from_version=version, page_size=1000)
+            if seat is not None:
+                request.seat = seat
+            page = await self._call("ListEvents", request, token)
+            for event in page.events:
+                yield event
+            if not page.events or page.next_version > page.last_version:
+                return
+            version = page.next_version
+
+    async def list_games(
+        self, game: str = "", status: int = 0, page_size: int = 50, page_token: str = ""
+    ) -> game_service_pb2.ListGamesResponse:
+        """A page of games, newest first."""
+        request = game_service_pb2.ListGamesRequest(game=game, status=status, page_size=page_size, page_token=page_token)  # type: ignore[arg-type]
+        return await self._call("ListGames", request)

@@ -1,0 +1,53 @@
+"""Playing a seat with a bot: watch the game, and on each of the seat's turns send the bot's command."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncGenerator
+
+from parlour.bots.base import Bot
+from parlour.client import GameClient, ParlourError
+from parlour.v1 import game_pb2
+
+__all__ = ["play_seat"]
+
+# A turn can be lost to a race (the game moved on): look again instead of failing.
+_RETRYABLE = {"game/stale_version", "command/not_your_turn"}
+
+
+async def play_seat(client: GameClient, game_id: str, seat: int, token: str, bot: Bot) -> game_pb2.GameView:
+    """Play ``seat`` with ``bot`` until the game is over; returns the seat's final view.
+
+    Each command carries the view's version as ``expected_version`` and a fresh command id, so a command
+    is never applied to a state the bot did not see, and a retry is never applied twice.
+    """
+    view = await client.view(game_id, seat, token)
+    stream = client.watch(game_id, view.version + 1, seat, token)
+    assert isinstance(stream, AsyncGenerator)
+    try:
+        while view.status != game_pb2.GAME_STATUS_FINISHED:
+            if view.legal_commands:
+                await _take_turn(client, game_id, seat, token, bot, view)
+            else:
+                await _wait_past(stream, view.version)
+            view = await client.view(game_id, seat, token)
+    finally:
+        await stream.aclose()
+    return view
+
+
+async def _take_turn(client: GameClient, game_id: str, seat: int, token: str, bot: Bot, view: game_pb2.GameView) -> None:
+    command = bot.choose(view)
+    command_id = uuid.uuid4().hex
+    try:
+        await client.submit(game_id, seat, token, command, expected_version=view.version, command_id=command_id)
+    except ParlourError as error:
+        if error.reason not in _RETRYABLE:
+            raise
+
+
+async def _wait_past(stream: AsyncGenerator[game_pb2.Event, None], version: int) -> None:
+    """Consume the watch stream until it delivers an event after ``version``."""
+    async for event in stream:
+        if event.version > version:
+            return

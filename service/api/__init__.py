@@ -1,0 +1,1 @@
+"""Transports: thin translators between the wire and :mod:`service.app`."""

@@ -1,0 +1,76 @@
+"""The one place where errors become gRPC statuses (the table itself is ``service.app.errors.ERRORS``)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, NamedTuple, TypeVar
+
+import grpc
+import structlog
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from service.app.errors import ServiceError
+
+__all__ = ["REASON_KEY", "grpc_errors", "grpc_stream_errors"]
+
+REASON_KEY = "parlour-error-reason"
+log = structlog.get_logger("parlour.grpc")
+R = TypeVar("R")
+
+
+class _Status(NamedTuple):
+    """A grpc.Status: code, message, and trailing metadata carrying the rich details and the reason."""
+
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]
+
+
+def _status(error: ServiceError) -> _Status:
+    code = error.kind.grpc_code
+    info = any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain="parlour"))
+    rich = status_pb2.Status(code=code.value[0], message=error.message, details=[info])
+    metadata = (("grpc-status-details-bin", rich.SerializeToString()), (REASON_KEY, error.reason))
+    return _Status(code, error.message, metadata)
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
+    log.info("request rejected", reason=error.reason, message=error.message)
+    await context.abort_with_status(_status(error))  # type: ignore[arg-type]
+
+
+Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[R]]
+
+
+def grpc_errors(handler: Handler[R]) -> Handler[R]:
+    """Wrap a unary handler: a ServiceError becomes its status code, reason and sentence."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> R:
+        try:
+            return await handler(self, request, context)
+        except ServiceError as error:
+            await _abort(context, error)
+            raise AssertionError("unreachable: abort raises") from error
+
+    return wrapper
+
+
+StreamHandler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[R]]
+
+
+def grpc_stream_errors(handler: StreamHandler[R]) -> StreamHandler[R]:
+    """Wrap a server-streaming handler the same way."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[R]:
+        try:
+            async for item in handler(self, request, context):
+                yield item
+        except ServiceError as error:
+            await _abort(context, error)
+
+    return wrapper

@@ -1,0 +1,159 @@
+"""The gRPC transport: GameService over :class:`service.app.games.Games`, plus health and reflection."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from parlour.v1 import game_service_pb2 as pb
+from parlour.v1 import game_service_pb2_grpc as pb_grpc
+from service.api.grpc_errors import grpc_errors, grpc_stream_errors
+from service.app.games import Games
+
+__all__ = ["GameServicer", "GrpcServer", "build_grpc_server"]
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+def _token(context: Context) -> str | None:
+    """The bearer token from the ``authorization`` metadata entry, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.lower().startswith("bearer "):
+            return value[7:].strip()
+    return None
+
+
+def _optional(request: Any, field: str) -> Any:
+    return getattr(request, field) if request.HasField(field) else None
+
+
+class GameServicer(pb_grpc.GameServiceServicer):
+    """Decodes requests, calls one use case, encodes the reply; errors go through ``grpc_errors``."""
+
+    def __init__(self, games: Games) -> None:
+        self._games = games
+
+    @grpc_errors
+    async def ListGameTypes(self, request: pb.ListGameTypesRequest, context: Context) -> pb.ListGameTypesResponse:
+        """Every registered game's spec."""
+        return pb.ListGameTypesResponse(
+            game_types=[
+                pb.GameType(
+                    name=spec.name,
+                    title=spec.title,
+                    rules_version=spec.rules_version,
+                    min_seats=spec.min_seats,
+                    max_seats=spec.max_seats,
+                    options=[
+                        pb.GameOption(
+                            name=o.name, description=o.description, default_value=o.default, allowed_values=o.allowed
+                        )
+                        for o in spec.options
+                    ],
+                )
+                for spec in self._games.game_types()
+            ]
+        )
+
+    @grpc_errors
+    async def CreateGame(self, request: pb.CreateGameRequest, context: Context) -> pb.CreateGameResponse:
+        """Create and deal a game."""
+        summary = await self._games.create_game(
+            request.game, request.seats, dict(request.options), _optional(request, "seed")
+        )
+        return pb.CreateGameResponse(game=summary)
+
+    @grpc_errors
+    async def ClaimSeat(self, request: pb.ClaimSeatRequest, context: Context) -> pb.ClaimSeatResponse:
+        """Claim a seat and return its token."""
+        seat, token = await self._games.claim_seat(request.game_id, _optional(request, "seat"), request.player_name)
+        return pb.ClaimSeatResponse(seat=seat, seat_token=token)
+
+    @grpc_errors
+    async def GetGame(self, request: pb.GetGameRequest, context: Context) -> pb.GetGameResponse:
+        """One game's summary."""
+        return pb.GetGameResponse(game=await self._games.get_game(request.game_id))
+
+    @grpc_errors
+    async def GetView(self, request: pb.GetViewRequest, context: Context) -> pb.GetViewResponse:
+        """A seat's or spectator's view."""
+        view = await self._games.get_view(request.game_id, _optional(request, "seat"), _token(context))
+        return pb.GetViewResponse(view=view)
+
+    @grpc_errors
+    async def SubmitCommand(self, request: pb.SubmitCommandRequest, context: Context) -> pb.SubmitCommandResponse:
+        """Apply a command (acknowledged once stored)."""
+        return await self._games.submit(
+            request.game_id,
+            request.seat,
+            _token(context),
+            request.command,
+            _optional(request, "expected_version"),
+            request.command_id,
+        )
+
+    @grpc_stream_errors
+    async def WatchGame(self, request: pb.WatchGameRequest, context: Context) -> AsyncIterator[pb.WatchGameResponse]:
+        """Stream events, history then live."""
+        events = self._games.watch(request.game_id, request.from_version, _optional(request, "seat"), _token(context))
+        async for event in events:
+            yield pb.WatchGameResponse(event=event)
+
+    @grpc_errors
+    async def ListGames(self, request: pb.ListGamesRequest, context: Context) -> pb.ListGamesResponse:
+        """A page of game summaries."""
+        games, token = await self._games.list_games(request.game, request.status, request.page_size, request.page_token)
+        return pb.ListGamesResponse(games=games, next_page_token=token)
+
+    @grpc_errors
+    async def ListEvents(self, request: pb.ListEventsRequest, context: Context) -> pb.ListEventsResponse:
+        """A page of events."""
+        return await self._games.list_events(
+            request.game_id, request.from_version, request.page_size, _optional(request, "seat"), _token(context)
+        )
+
+
+@dataclass
+class GrpcServer:
+    """A built gRPC server, the port it is bound to, and its health service."""
+
+    server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+
+    async def start(self) -> None:
+        """Start serving and report SERVING for the server and GameService."""
+        await self.server.start()
+        for name in ("", _SERVICE_NAME):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float) -> None:
+        """Report NOT_SERVING, then stop, letting calls in flight finish within ``grace`` seconds."""
+        for name in ("", _SERVICE_NAME):
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.server.stop(grace)
+
+
+_SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
+
+
+def build_grpc_server(games: Games, *, host: str, port: int, max_message_bytes: int) -> GrpcServer:
+    """A grpc.aio server with GameService, health checking and reflection, bound to ``host:port`` (port 0:
+    any free port). Requests larger than ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", 64 * 1024 * 1024),
+        ]
+    )
+    pb_grpc.add_GameServiceServicer_to_server(GameServicer(games), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    return GrpcServer(server=server, port=bound, health=health_servicer)

@@ -1,0 +1,1 @@
+"""The application layer: every use case of the service, shared by the gRPC and REST transports."""

@@ -1,0 +1,80 @@
+"""Service errors and the one table that maps them to gRPC status codes and HTTP statuses.
+
+The table is documented for clients in ``proto/parlour/v1/errors.proto``; a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+
+from engines.errors import (
+    ConfigError,
+    GameError,
+    GameOverError,
+    IllegalCommandError,
+    MalformedCommandError,
+    NotYourTurnError,
+)
+
+__all__ = ["ERRORS", "ErrorKind", "ServiceError", "from_game_error"]
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    """How one reason travels: gRPC code and HTTP status."""
+
+    grpc_code: grpc.StatusCode
+    http_status: int
+
+
+ERRORS: dict[str, ErrorKind] = {
+    "request/invalid": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "request/too_large": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 413),
+    "game/unknown_type": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "game/bad_config": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "game/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
+    "game/over": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "game/stale_version": ErrorKind(grpc.StatusCode.ABORTED, 409),
+    "seat/taken": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "seat/none_free": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "command/malformed": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "command/illegal": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "command/not_your_turn": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "command/id_reused": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "auth/missing_token": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "auth/bad_token": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "auth/wrong_seat": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403),
+}
+
+
+class ServiceError(Exception):
+    """A failed request: a reason from :data:`ERRORS` and one sentence for the person who sent it."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        if reason not in ERRORS:
+            raise ValueError(f"unknown error reason {reason!r}")
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+    @property
+    def kind(self) -> ErrorKind:
+        """Status code and HTTP status for this error."""
+        return ERRORS[self.reason]
+
+
+_GAME_ERRORS: tuple[tuple[type[GameError], str], ...] = (
+    (GameOverError, "game/over"),
+    (NotYourTurnError, "command/not_your_turn"),
+    (MalformedCommandError, "command/malformed"),
+    (IllegalCommandError, "command/illegal"),
+    (ConfigError, "game/bad_config"),
+)
+
+
+def from_game_error(error: GameError) -> ServiceError:
+    """The service error for an engine's rule error, keeping the engine's sentence."""
+    reason = next((r for cls, r in _GAME_ERRORS if isinstance(error, cls)), "command/illegal")
+    return ServiceError(reason, str(error))

@@ -1,0 +1,349 @@
+"""The game use cases: create, claim a seat, view, submit a command, watch, list and read events.
+
+Every transport calls these and only these. Inputs and outputs are the ``parlour.v1`` messages; errors are
+:class:`~service.app.errors.ServiceError` with a reason from the one error table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import structlog
+
+from engines.contract import AnyGame, GameSpec, fold, step
+from engines.envelope import unwrap_command, view_envelope, wrap_event
+from engines.errors import GameError
+from engines.registry import GAMES, get_game
+from parlour.v1 import game_pb2, game_service_pb2
+from service.app.access import authorize_seat
+from service.app.errors import ServiceError, from_game_error
+from service.app.records import STATUS, GameRecord, SeatClaim, new_meta, result_meta, timestamp
+from service.app.states import LoadedGame, StateCache
+from service.app.tokens import hash_token, new_token
+from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
+
+__all__ = ["Games"]
+
+log = structlog.get_logger("parlour.games")
+
+_MAX_RETRIES = 8
+_STATUS_NAMES = {v: k for k, v in STATUS.items()}
+
+
+class Games:
+    """The application: all game use cases over one event store."""
+
+    def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_games: int = 10_000) -> None:
+        self._store = store
+        self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
+        self._records: dict[str, GameRecord] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # --- catalogue ------------------------------------------------------------------------------------
+
+    def game_types(self) -> list[GameSpec]:
+        """The specs of every registered game."""
+        return [game.spec for game in GAMES]
+
+    # --- records --------------------------------------------------------------------------------------
+
+    async def _record(self, game_id: str, *, fresh: bool = False) -> GameRecord:
+        """The game's record, from this process's cache unless ``fresh``; game/not_found if none."""
+        if not fresh and game_id in self._records:
+            return self._records[game_id]
+        meta = await self._store.meta(_check_id(game_id))
+        if meta is None:
+            raise ServiceError("game/not_found", f"there is no game {game_id!r}; ListGames shows the games")
+        record = GameRecord.parse(game_id, meta)
+        self._records[game_id] = record
+        return record
+
+    async def get_game(self, game_id: str) -> game_service_pb2.GameSummary:
+        """The game's public summary."""
+        return (await self._record(game_id, fresh=True)).summary()
+
+    async def list_games(self, game: str, status: int, page_size: int, page_token: str) -> tuple[list[Any], str]:
+        """Summaries newest first, filtered; and the next page token ("" at the end)."""
+        if game and get_game(game) is None:
+            raise _unknown_game(game)
+        if status and status not in _STATUS_NAMES:
+            raise ServiceError("request/invalid", f"status {status} is not a GameStatus value")
+        if page_token and not page_token.isdigit():
+            raise ServiceError("request/invalid", "page_token must be a token from an earlier ListGames reply")
+        size = _page_size(page_size, default=50, limit=500)
+        page = await self._store.list_games(
+            game=game, status=_STATUS_NAMES.get(status, ""), limit=size, cursor=page_token
+        )
+        summaries = [GameRecord.parse(meta.pop("game_id"), meta).summary() for meta in page.games]
+        return summaries, page.next_cursor
+
+    # --- create and claim ---------------------------------------------------------------------------
+
+    async def create_game(
+        self, name: str, seats: int, options: dict[str, str], seed: bytes | None
+    ) -> game_service_pb2.GameSummary:
+        """Create a game, deal it from ``seed`` (random when None) and store its setup events."""
+        game = get_game(name)
+        if game is None:
+            raise _unknown_game(name)
+        try:
+            config = game.spec.config(seats, options)
+        except GameError as error:
+            raise from_game_error(error) from error
+        if seed is not None and not 1 <= len(seed) <= 256:
+            raise ServiceError("request/invalid", f"a seed must be 1 to 256 bytes long, not {len(seed)}")
+        events = game.start(config, seed if seed is not None else secrets.token_bytes(32))
+        game_id = secrets.token_hex(8)
+        await self._store.create(game_id, new_meta(game, config), [NewEvent(e.SerializeToString()) for e in events])
+        log.info("game created", game_id=game_id, game=name, seats=seats)
+        return await self.get_game(game_id)
+
+    async def claim_seat(self, game_id: str, seat: int | None, player_name: str) -> tuple[int, str]:
+        """Claim ``seat`` (the lowest free one when None) for ``player_name``; returns (seat, token)."""
+        name = player_name.strip()
+        if not 1 <= len(name) <= 64 or not name.isprintable():
+            raise ServiceError("request/invalid", "player_name must be 1 to 64 printable characters")
+        record = await self._record(game_id, fresh=True)
+        if record.finished:
+            raise ServiceError("game/over", "the game is over; its seats can no longer be claimed")
+        candidates = range(record.config.seats) if seat is None else [seat]
+        if seat is not None and not 0 <= seat < record.config.seats:
+            raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are 0 to {record.config.seats - 1}")
+        token = new_token()
+        claim = json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
+        for candidate in candidates:
+            if await self._store.set_meta_if_absent(game_id, f"seat:{candidate}", claim):
+                self._records.pop(game_id, None)
+                log.info("seat claimed", game_id=game_id, seat=candidate)
+                return candidate, token
+        if seat is not None:
+            raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")
+        raise ServiceError("seat/none_free", "every seat of this game is taken; watch it as a spectator instead")
+
+    async def _authorized(self, game_id: str, seat: int | None, token: str | None, *, acting: bool) -> GameRecord:
+        """The record, after checking the token (re-reading the record once if the token is unknown here,
+        as the seat may have been claimed through another server)."""
+        record = await self._record(game_id)
+        try:
+            authorize_seat(record, seat, token, acting=acting)
+        except ServiceError:
+            record = await self._record(game_id, fresh=True)
+            authorize_seat(record, seat, token, acting=acting)
+        return record
+
+    # --- view -----------------------------------------------------------------------------------------
+
+    async def get_view(self, game_id: str, seat: int | None, token: str | None) -> game_pb2.GameView:
+        """The seat's (or a spectator's) view at the latest version, with the seat's legal commands."""
+        record = await self._authorized(game_id, seat, token, acting=False)
+        version = await self._store.version(game_id)
+        loaded = await self._states.get(game_id, record.game, at_least=version)
+        view = view_envelope(record.game, loaded.state, seat, game_id=game_id, version=loaded.version)
+        if view.status == game_pb2.GAME_STATUS_FINISHED:
+            del view.results[:]
+            view.results.extend((await self._record(game_id, fresh=True)).seat_results())
+        return view
+
+    # --- commands -------------------------------------------------------------------------------------
+
+    async def submit(
+        self,
+        game_id: str,
+        seat: int,
+        token: str | None,
+        command: game_pb2.Command,
+        expected_version: int | None,
+        command_id: str,
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Decide and append a command; reply only once its events are stored. Safe to retry."""
+        if not 1 <= len(command_id) <= 128:
+            raise ServiceError("request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command")
+        record = await self._authorized(game_id, seat, token, acting=True)
+        game = record.game
+        try:
+            inner = unwrap_command(game, command)
+        except GameError as error:
+            raise from_game_error(error) from error
+        digest = hashlib.sha256(f"{seat}:".encode() + command.SerializeToString(deterministic=True)).hexdigest()
+        kind = inner.WhichOneof("kind")
+        with structlog.contextvars.bound_contextvars(game_id=game_id, seat=seat, command_id=command_id):
+            async with self._lock(game_id):
+                response = await self._decide_and_append(
+                    record, seat, inner, command, expected_version, command_id, digest
+                )
+            log.info("command applied", kind=kind, version=response.version, duplicate=response.duplicate)
+            return response
+
+    async def _decide_and_append(
+        self,
+        record: GameRecord,
+        seat: int,
+        inner: Any,
+        command: game_pb2.Command,
+        expected_version: int | None,
+        command_id: str,
+        digest: str,
+    ) -> game_service_pb2.SubmitCommandResponse:
+        game, game_id = record.game, record.game_id
+        loaded = await self._states.get(game_id, game)
+        for _ in range(_MAX_RETRIES):
+            try:
+                return await self._attempt(loaded, record, seat, inner, command, expected_version, command_id, digest)
+            except VersionConflictError:
+                await self._states.catch_up(game_id, loaded)  # another server appended first: decide again
+        raise ServiceError("game/stale_version", "the game kept changing while deciding your command; send it again")
+
+    async def _attempt(
+        self,
+        loaded: LoadedGame,
+        record: GameRecord,
+        seat: int,
+        inner: Any,
+        command: game_pb2.Command,
+        expected_version: int | None,
+        command_id: str,
+        digest: str,
+    ) -> game_service_pb2.SubmitCommandResponse:
+        game, game_id = record.game, record.game_id
+        if expected_version is not None and expected_version != loaded.version:
+            await self._states.catch_up(game_id, loaded)
+            if expected_version != loaded.version:
+                return await self._duplicate_or(record, seat, command_id, digest, _stale(expected_version, loaded))
+        try:
+            events = step(game, loaded.state, seat, inner)
+        except GameError as error:
+            if await self._store.version(game_id) > loaded.version:  # decided on a state another server has passed
+                raise VersionConflictError(loaded.version) from error
+            return await self._duplicate_or(record, seat, command_id, digest, from_game_error(error))
+        state = fold(game, events, loaded.state)
+        result = game.result(state)
+        try:
+            appended = await self._store.append(
+                game_id,
+                [NewEvent(e.SerializeToString()) for e in events],
+                expected_version=loaded.version,
+                command_id=command_id,
+                digest=digest,
+                seat=seat,
+                command=command.SerializeToString(),
+                meta=result_meta(result) if result else None,
+                final=result is not None,
+            )
+        except CommandIdReusedError as error:
+            raise _id_reused(command_id) from error
+        if appended.duplicate:
+            return await self._replay_result(record, seat, appended.first, appended.last)
+        await self._states.advance(game_id, loaded, state, appended.last)
+        if result:
+            self._records.pop(game_id, None)
+        stored = [
+            StoredEvent(version, e.SerializeToString(), command_id, seat, appended.recorded_at_ms)
+            for version, e in enumerate(events, start=appended.first)
+        ]
+        return game_service_pb2.SubmitCommandResponse(
+            version=appended.last, events=[self._client_event(record, e, seat, finished=False) for e in stored]
+        )
+
+    async def _duplicate_or(
+        self, record: GameRecord, seat: int, command_id: str, digest: str, error: ServiceError
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """A retry of an applied command gets its first outcome; anything else gets ``error``."""
+        prior = await self._store.find_command(record.game_id, command_id)
+        if prior is None:
+            raise error
+        if prior[0] != digest:
+            raise _id_reused(command_id)
+        return await self._replay_result(record, seat, prior[1], prior[2])
+
+    async def _replay_result(
+        self, record: GameRecord, seat: int, first: int, last: int
+    ) -> game_service_pb2.SubmitCommandResponse:
+        stored = await self._store.read(record.game_id, first, last - first + 1)
+        events = [self._client_event(record, e, seat, finished=False) for e in stored]
+        return game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True)
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    # --- events ---------------------------------------------------------------------------------------
+
+    def _client_event(self, record: GameRecord, stored: StoredEvent, seat: int | None, *, finished: bool) -> game_pb2.Event:
+        """A stored event as ``seat`` may receive it."""
+        game: AnyGame = record.game
+        event = game.redact(game.event_type.FromString(stored.data), seat, finished=finished)
+        fields: dict[str, Any] = {
+            "version": stored.version,
+            "command_id": stored.command_id,
+            "recorded_at": timestamp(stored.recorded_at_ms),
+        }
+        if stored.seat is not None:
+            fields["seat"] = stored.seat
+        return wrap_event(game, event, **fields)
+
+    async def list_events(
+        self, game_id: str, from_version: int, page_size: int, seat: int | None, token: str | None
+    ) -> game_service_pb2.ListEventsResponse:
+        """A page of events from ``from_version``, redacted for the reader."""
+        if from_version < 0:
+            raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
+        await self._authorized(game_id, seat, token, acting=False)
+        size = _page_size(page_size, default=100, limit=1000)
+        record = await self._record(game_id, fresh=True)
+        stored = await self._store.read(game_id, max(from_version, 1), size)
+        events = [self._client_event(record, e, seat, finished=record.finished) for e in stored]
+        next_version = stored[-1].version + 1 if stored else max(from_version, 1)
+        return game_service_pb2.ListEventsResponse(events=events, next_version=next_version, last_version=record.version)
+
+    async def watch(
+        self, game_id: str, from_version: int, seat: int | None, token: str | None
+    ) -> AsyncIterator[game_pb2.Event]:
+        """Events from ``from_version`` on, live, redacted for the watcher; ends after a finished game's last
+        event."""
+        if from_version < 0:
+            raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
+        record = await self._authorized(game_id, seat, token, acting=False)
+        finished = record.finished
+        if finished and max(from_version, 1) > record.version:
+            return
+        async for stored in self._store.tail(game_id, from_version):
+            yield self._client_event(record, stored, seat, finished=finished)
+
+
+def _check_id(game_id: str) -> str:
+    if not (1 <= len(game_id) <= 64 and game_id.isalnum()):
+        raise ServiceError("game/not_found", f"there is no game {game_id[:64]!r}: game ids are letters and digits")
+    return game_id
+
+
+def _page_size(size: int, *, default: int, limit: int) -> int:
+    if size < 0:
+        raise ServiceError("request/invalid", f"page_size must be 0 (default {default}) to {limit}, not {size}")
+    return min(size or default, limit)
+
+
+def _unknown_game(name: str) -> ServiceError:
+    known = ", ".join(game.spec.name for game in GAMES)
+    return ServiceError("game/unknown_type", f"this server plays no game {name!r}; it plays: {known}")
+
+
+def _stale(expected: int, loaded: LoadedGame) -> ServiceError:
+    return ServiceError(
+        "game/stale_version",
+        f"the game is at version {loaded.version}, not {expected}: get the view again and decide on it",
+    )
+
+
+def _id_reused(command_id: str) -> ServiceError:
+    return ServiceError("command/id_reused", f"command id {command_id!r} was already used for another command; use a new id")
+
+

@@ -1,0 +1,125 @@
+"""A game's metadata record (as kept beside its log) and the summaries built from it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from engines.contract import AnyGame, GameConfig, Result
+from engines.registry import get_game
+from parlour.v1 import game_pb2, game_service_pb2
+
+__all__ = ["GameRecord", "SeatClaim", "new_meta", "result_meta", "timestamp"]
+
+RUNNING = "running"
+FINISHED = "finished"
+STATUS = {RUNNING: game_pb2.GAME_STATUS_RUNNING, FINISHED: game_pb2.GAME_STATUS_FINISHED}
+
+
+@dataclass(frozen=True)
+class SeatClaim:
+    """Who holds a seat: the player's name and the hash of the seat token."""
+
+    name: str
+    token_hash: str
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game's metadata, parsed."""
+
+    game_id: str
+    game: AnyGame
+    config: GameConfig
+    status: str
+    version: int
+    created_ms: int
+    updated_ms: int
+    claims: dict[int, SeatClaim]
+    results: tuple[dict[str, int], ...]
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game is over."""
+        return self.status == FINISHED
+
+    @classmethod
+    def parse(cls, game_id: str, meta: dict[str, str]) -> GameRecord:
+        """The record stored by :func:`new_meta` and later updates."""
+        game = get_game(meta["game"])
+        if game is None:
+            raise LookupError(f"game {game_id} was made by {meta['game']!r}, which this server does not play")
+        options = json.loads(meta.get("options", "{}"))
+        config = GameConfig(seats=int(meta["seats"]), options=tuple(sorted(options.items())))
+        claims = {
+            int(field.split(":")[1]): SeatClaim(**json.loads(value))
+            for field, value in meta.items()
+            if field.startswith("seat:")
+        }
+        return cls(
+            game_id=game_id,
+            game=game,
+            config=config,
+            status=meta.get("status", RUNNING),
+            version=int(meta.get("version", 0)),
+            created_ms=int(meta.get("created_ms", 0)),
+            updated_ms=int(meta.get("updated_ms", 0)),
+            claims=claims,
+            results=tuple(json.loads(meta.get("result", "[]"))),
+        )
+
+    def summary(self) -> game_service_pb2.GameSummary:
+        """The public summary of the game (no tokens)."""
+        summary = game_service_pb2.GameSummary(
+            game_id=self.game_id,
+            game=self.game.spec.name,
+            rules_version=self.game.spec.rules_version,
+            status=STATUS[self.status],
+            version=self.version,
+            options=dict(self.config.options),
+            created_at=timestamp(self.created_ms),
+            updated_at=timestamp(self.updated_ms),
+        )
+        for seat in range(self.config.seats):
+            claim = self.claims.get(seat)
+            summary.seats.add(seat=seat, claimed=claim is not None, player_name=claim.name if claim else "")
+        summary.results.extend(self.seat_results())
+        return summary
+
+    def seat_results(self) -> list[game_pb2.SeatResult]:
+        """Final standings with player names (empty while the game runs)."""
+        return [
+            game_pb2.SeatResult(
+                seat=r["seat"],
+                score=r["score"],
+                rank=r["rank"],
+                player_name=self.claims[r["seat"]].name if r["seat"] in self.claims else "",
+            )
+            for r in self.results
+        ]
+
+
+def new_meta(game: AnyGame, config: GameConfig) -> dict[str, str]:
+    """The metadata of a new game."""
+    return {
+        "game": game.spec.name,
+        "rules_version": game.spec.rules_version,
+        "seats": str(config.seats),
+        "options": json.dumps(dict(config.options), sort_keys=True),
+        "status": RUNNING,
+    }
+
+
+def result_meta(result: Result) -> dict[str, str]:
+    """The metadata that marks a game finished with its standings."""
+    standings = [{"seat": s.seat, "score": s.score, "rank": s.rank} for s in result.standings]
+    return {"status": FINISHED, "result": json.dumps(standings)}
+
+
+def timestamp(ms: int) -> Timestamp:
+    """A protobuf Timestamp from milliseconds since the epoch."""
+    stamp = Timestamp()
+    stamp.FromMilliseconds(ms)
+    return stamp

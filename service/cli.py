@@ -1,0 +1,78 @@
+"""``parlour serve``: the server's command, added to the ``parlour`` command line through the
+``parlour.commands`` entry point (so the client SDK itself never imports the server)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from service.config import Settings
+from service.logs import configure_logging
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``serve`` sub-command."""
+    parser = commands.add_parser(
+        "serve",
+        help="run a Parlour server",
+        description="Run a Parlour server. Without --redis it starts a private embedded Redis whose files "
+        "live in --data-dir, so a restart loses nothing.",
+    )
+    parser.add_argument("--host", default=None, help="address to listen on (default 0.0.0.0)")
+    parser.add_argument("--grpc-port", type=int, default=None, help="gRPC port (default 50051; 0 picks a free one)")
+    parser.add_argument("--redis", metavar="URL", default=None, help="Redis URL (or PARLOUR_REDIS_URL); default: embedded")
+    parser.add_argument("--data-dir", metavar="DIR", default=None, help="where the embedded Redis keeps its files (default ./data)")
+    parser.add_argument("--key-prefix", default=None, help="prefix of every Redis key (default parlour)")
+    parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
+    parser.set_defaults(run=_serve)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.from_env()
+    overrides = {
+        "grpc_host": args.host,
+        "grpc_port": args.grpc_port,
+        "redis_url": args.redis,
+        "data_dir": Path(args.data_dir) if args.data_dir else None,
+        "key_prefix": args.key_prefix,
+        "log_level": args.log_level,
+    }
+    settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+    if not 0 <= settings.grpc_port <= 65535:
+        raise SystemExit(f"parlour serve: --grpc-port must be 0 to 65535, not {settings.grpc_port}")
+    return replace(settings, log_json=args.log_format == "json")
+
+
+def _serve(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    configure_logging(settings.log_level, json=settings.log_json)
+    try:
+        asyncio.run(_run(settings))
+    except OSError as error:
+        print(f"parlour serve: cannot start: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _run(settings: Settings) -> None:
+    from service.bootstrap import build_app
+
+    app = build_app(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await app.start()
+    where = "embedded Redis in " + str(settings.data_dir) if not settings.redis_url else settings.redis_url
+    print(f"Parlour gRPC on {settings.grpc_host}:{app.grpc_port} (Redis: {where}); Ctrl-C stops", flush=True)
+    await stop.wait()
+    await app.stop()

@@ -1,0 +1,52 @@
+"""Server settings: defaults, then ``PARLOUR_*`` environment variables, then command-line flags."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+__all__ = ["Settings"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the composition root needs to build a server."""
+
+    grpc_host: str = "0.0.0.0"  # noqa: S104 - a server listens on all interfaces unless told otherwise
+    grpc_port: int = 50051
+    #: Redis URL (``redis://host:port/db``); empty: start an embedded Redis with its files in ``data_dir``.
+    redis_url: str = ""
+    data_dir: Path = field(default_factory=lambda: Path("data"))
+    #: Prefix of every Redis key, so several deployments (or test runs) can share one Redis.
+    key_prefix: str = "parlour"
+    snapshot_every: int = 100
+    cache_games: int = 10_000
+    max_message_bytes: int = 64 * 1024
+    log_level: str = "info"
+    log_json: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``,
+        ``PARLOUR_KEY_PREFIX`` and ``PARLOUR_LOG_LEVEL``. Raises ValueError naming a bad value."""
+        env = os.environ if env is None else env
+        settings = cls()
+        if "PARLOUR_GRPC_PORT" in env:
+            settings = replace(settings, grpc_port=_port(env["PARLOUR_GRPC_PORT"], "PARLOUR_GRPC_PORT"))
+        if "PARLOUR_REDIS_URL" in env:
+            settings = replace(settings, redis_url=env["PARLOUR_REDIS_URL"])
+        if "PARLOUR_DATA_DIR" in env:
+            settings = replace(settings, data_dir=Path(env["PARLOUR_DATA_DIR"]))
+        if "PARLOUR_KEY_PREFIX" in env:
+            settings = replace(settings, key_prefix=env["PARLOUR_KEY_PREFIX"])
+        if "PARLOUR_LOG_LEVEL" in env:
+            settings = replace(settings, log_level=env["PARLOUR_LOG_LEVEL"].lower())
+        return settings
+
+
+def _port(text: str, name: str) -> int:
+    if not text.isdigit() or not 0 <= int(text) <= 65535:
+        raise ValueError(f"{name} must be a port number from 0 to 65535, not {text!r}")
+    return int(text)

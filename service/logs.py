@@ -1,0 +1,34 @@
+"""Structured logs: JSON lines through structlog, with request context (game id, seat, command id) bound.
+
+Logs never carry command or event payloads: a hidden choice must not leak through them.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+__all__ = ["configure_logging"]
+
+
+def configure_logging(level: str = "info", *, json: bool = True) -> None:
+    """Send structlog output to stderr as JSON (or as readable text when ``json`` is False)."""
+    numeric = logging.getLevelNamesMapping().get(level.upper())
+    if numeric is None:
+        raise ValueError(f"unknown log level {level!r}; use debug, info, warning or error")
+    renderer: structlog.types.Processor = (
+        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )

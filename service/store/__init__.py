@@ -1,0 +1,1 @@
+"""The event store: one Redis stream per game, behind a small port (:mod:`service.store.port`)."""

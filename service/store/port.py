@@ -1,0 +1,148 @@
+"""The event store port: what the application needs from a log of games, whatever holds it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = [
+    "AppendResult",
+    "CommandIdReusedError",
+    "EventStore",
+    "GamePage",
+    "NewEvent",
+    "StoreError",
+    "StoredEvent",
+    "VersionConflictError",
+]
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: the serialized game event."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as stored: its 1-based version, payload, the command that caused it and when.
+
+    ``command`` (the serialized command) is set on the first event of each command only. ``final`` marks the
+    last event of a finished game.
+    """
+
+    version: int
+    data: bytes
+    command_id: str
+    seat: int | None
+    recorded_at_ms: int
+    command: bytes = b""
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Versions ``first..last`` now hold the command's events. ``duplicate``: a retry; nothing was added."""
+
+    first: int
+    last: int
+    duplicate: bool = False
+    recorded_at_ms: int = 0
+
+
+@dataclass(frozen=True)
+class GamePage:
+    """A page of game metadata records, newest first, and the cursor of the next page ("" at the end)."""
+
+    games: list[dict[str, str]]
+    next_cursor: str
+
+
+class StoreError(Exception):
+    """Base of the store's own errors."""
+
+
+class VersionConflictError(StoreError):
+    """The log is no longer at the expected version (another command was appended first)."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the log is at version {current}")
+        self.current = current
+
+
+class CommandIdReusedError(StoreError):
+    """The command id was already used for a different command in this game."""
+
+
+class EventStore(Protocol):
+    """A per-game append-only log with optimistic concurrency, idempotent commands, live tails,
+    snapshots and an index of games. Every backend passes ``tests/store/test_store_contract.py``."""
+
+    async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> None:
+        """Create a game with its metadata and setup events (versions 1..n). Raises StoreError if the id
+        is taken."""
+        ...
+
+    async def append(
+        self,
+        game_id: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int,
+        command_id: str,
+        digest: str,
+        seat: int | None,
+        command: bytes = b"",
+        meta: Mapping[str, str] | None = None,
+        final: bool = False,
+    ) -> AppendResult:
+        """Atomically append ``events`` if the log is at ``expected_version`` and ``command_id`` is new.
+
+        A command id seen before with the same ``digest`` returns its first result with ``duplicate=True``
+        and appends nothing; with another digest raises CommandIdReusedError. A version mismatch raises
+        VersionConflictError. ``meta`` fields are set in the same step.
+        """
+        ...
+
+    async def read(self, game_id: str, from_version: int, limit: int) -> list[StoredEvent]:
+        """Up to ``limit`` events with version >= ``from_version``, in order."""
+        ...
+
+    def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        """Every event with version >= ``from_version``, then each new one as it is appended, with no gap
+        and no duplicate; ends after an event marked ``final``."""
+        ...
+
+    async def find_command(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
+        """The (digest, first, last) recorded for a command id in this game, or None if it is new."""
+        ...
+
+    async def version(self, game_id: str) -> int:
+        """The game's current version (0 if there is no such game)."""
+        ...
+
+    async def meta(self, game_id: str) -> dict[str, str] | None:
+        """The game's metadata (``version`` included), or None if there is no such game."""
+        ...
+
+    async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
+        """Set one metadata field unless it exists; True if it was set (used to claim seats)."""
+        ...
+
+    async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
+        """Keep ``blob`` as the state at ``version`` (``tag`` names its format), unless a newer one exists."""
+        ...
+
+    async def load_snapshot(self, game_id: str) -> tuple[int, str, bytes] | None:
+        """The latest snapshot as (version, tag, blob), or None."""
+        ...
+
+    async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:
+        """Metadata of games, newest first, filtered by game name and status (empty: any)."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections and background readers."""
+        ...

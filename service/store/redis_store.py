@@ -1,0 +1,192 @@
+"""The event store on Redis: streams for logs, one Lua script for appends, sorted sets for the index."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from service.store.entries import parse_entry
+from service.store.keys import Keys
+from service.store.port import (
+    AppendResult,
+    CommandIdReusedError,
+    GamePage,
+    NewEvent,
+    StoredEvent,
+    StoreError,
+    VersionConflictError,
+)
+from service.store.tail import TailHub
+
+__all__ = ["RedisEventStore"]
+
+_APPEND = resources.files(__package__).joinpath("append.lua").read_text(encoding="utf-8")
+_INDEXED = ("status", "game")
+
+
+class RedisEventStore:
+    """:class:`~service.store.port.EventStore` on a Redis server (embedded or remote, same code)."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys | None = None, clock_ms: Any = None) -> None:
+        """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests)."""
+        self._redis = client
+        self._keys = keys or Keys()
+        self._append = client.register_script(_APPEND)
+        self._clock_ms = clock_ms
+        self._hub = TailHub(client, self._keys, self.read)
+
+    def _now_ms(self) -> int:
+        if self._clock_ms is None:
+            raise StoreError("RedisEventStore needs a clock")
+        return int(self._clock_ms())
+
+    async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> None:
+        """Create a game with its metadata and setup events, and index it by time, status and game."""
+        if await self._redis.exists(self._keys.meta(game_id)):
+            raise StoreError(f"game {game_id} already exists")
+        now = self._now_ms()
+        fields = {**meta, "created_ms": str(now)}
+        await self.append(game_id, events, expected_version=0, command_id="", digest="", seat=None, meta=fields)
+        await self._index(game_id, fields, now)
+
+    async def _index(self, game_id: str, meta: Mapping[str, str], created_ms: int) -> None:
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zadd(self._keys.index("all"), {game_id: created_ms})
+        for field in _INDEXED:
+            if field in meta:
+                pipe.zadd(self._keys.index(f"{field}:{meta[field]}"), {game_id: created_ms})
+        await pipe.execute()
+
+    async def append(
+        self,
+        game_id: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int,
+        command_id: str,
+        digest: str,
+        seat: int | None,
+        command: bytes = b"",
+        meta: Mapping[str, str] | None = None,
+        final: bool = False,
+    ) -> AppendResult:
+        """Append atomically (see the port). Moves the game between status indexes when ``meta`` changes
+        its status."""
+        pairs = [item for pair in (meta or {}).items() for item in pair]
+        now = self._now_ms()
+        args: list[Any] = [
+            expected_version,
+            command_id,
+            digest,
+            now,
+            "" if seat is None else seat,
+            command,
+            "1" if final else "",
+            len(events),
+            len(pairs) // 2,
+            *(e.data for e in events),
+            *pairs,
+        ]
+        keys = [self._keys.log(game_id), self._keys.meta(game_id), self._keys.commands(game_id)]
+        outcome, *values = await self._append(keys=keys, args=args)
+        if outcome == b"conflict":
+            raise VersionConflictError(int(values[0]))
+        if outcome == b"dup":
+            previous_digest, first, last = values[0].decode().rsplit(":", 2)
+            if previous_digest != digest:
+                raise CommandIdReusedError(f"command id {command_id!r} was used for another command")
+            return AppendResult(int(first), int(last), duplicate=True)
+        if meta and "status" in meta and expected_version > 0:
+            await self._move_status(game_id, meta["status"])
+        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now)
+
+    async def _move_status(self, game_id: str, status: str) -> None:
+        created = await self._redis.zscore(self._keys.index("all"), game_id)
+        pipe = self._redis.pipeline(transaction=False)
+        for other in ("running", "finished"):
+            if other != status:
+                pipe.zrem(self._keys.index(f"status:{other}"), game_id)
+        pipe.zadd(self._keys.index(f"status:{status}"), {game_id: created or 0})
+        await pipe.execute()
+
+    async def read(self, game_id: str, from_version: int, limit: int) -> list[StoredEvent]:
+        """Up to ``limit`` events from ``from_version`` on (XRANGE on the version ids)."""
+        start = f"{max(from_version, 1)}-0"
+        entries = await self._redis.xrange(self._keys.log(game_id), min=start, max="+", count=limit)
+        return [parse_entry(entry_id, fields) for entry_id, fields in entries]
+
+    def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        """History from ``from_version``, then live events through this process's one reader per game."""
+        return self._hub.tail(game_id, from_version)
+
+    async def find_command(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
+        """HGET on the command-id hash."""
+        raw = await self._redis.hget(self._keys.commands(game_id), command_id)
+        if raw is None:
+            return None
+        digest, first, last = raw.decode().rsplit(":", 2)
+        return digest, int(first), int(last)
+
+    async def version(self, game_id: str) -> int:
+        """HGET of the version field."""
+        raw = await self._redis.hget(self._keys.meta(game_id), "version")
+        return int(raw or 0)
+
+    async def meta(self, game_id: str) -> dict[str, str] | None:
+        """The metadata hash decoded, or None when the game does not exist."""
+        raw = await self._redis.hgetall(self._keys.meta(game_id))
+        if not raw:
+            return None
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
+        """HSETNX on the metadata hash."""
+        return bool(await self._redis.hsetnx(self._keys.meta(game_id), field, value))
+
+    async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
+        """Store the snapshot unless the stored one is newer (two servers may race; the newest wins)."""
+        key = self._keys.snapshot(game_id)
+        current = await self._redis.hget(key, "version")
+        if current is not None and int(current) >= version:
+            return
+        await self._redis.hset(key, mapping={"version": version, "tag": tag, "blob": blob})
+
+    async def load_snapshot(self, game_id: str) -> tuple[int, str, bytes] | None:
+        """The stored snapshot, if any."""
+        raw = await self._redis.hgetall(self._keys.snapshot(game_id))
+        if not raw:
+            return None
+        return int(raw[b"version"]), raw[b"tag"].decode(), raw[b"blob"]
+
+    async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:
+        """Newest first from the most specific index; the cursor is an offset into it."""
+        if game and status:
+            ids = await self._intersect(game, status)
+        else:
+            name = f"game:{game}" if game else f"status:{status}" if status else "all"
+            ids = await self._redis.zrevrange(self._keys.index(name), 0, -1)
+        offset = int(cursor or 0)
+        page = ids[offset : offset + limit]
+        pipe = self._redis.pipeline(transaction=False)
+        for game_id in page:
+            pipe.hgetall(self._keys.meta(game_id.decode()))
+        metas = await pipe.execute()
+        games = [
+            {"game_id": gid.decode(), **{k.decode(): v.decode() for k, v in m.items()}}
+            for gid, m in zip(page, metas, strict=True)
+            if m
+        ]
+        more = offset + limit < len(ids)
+        return GamePage(games=games, next_cursor=str(offset + limit) if more else "")
+
+    async def _intersect(self, game: str, status: str) -> list[bytes]:
+        by_game = await self._redis.zrevrange(self._keys.index(f"game:{game}"), 0, -1)
+        with_status = set(await self._redis.zrange(self._keys.index(f"status:{status}"), 0, -1))
+        return [g for g in by_game if g in with_status]
+
+    async def close(self) -> None:
+        """Stop the tail readers (the client belongs to whoever opened it)."""
+        await self._hub.close()

@@ -1,0 +1,179 @@
+"""Live tails of game logs: one Redis reader per game per process, fanned out to every local watcher.
+
+A watcher first reads the history from its version, then takes live events from the reader. Versions are
+dense, so a watcher detects any hole (it joined while the reader was between reads, or it fell behind and
+its buffer was dropped) and fills it from the log: no gap, no duplicate, whatever the timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import redis.asyncio as aioredis
+
+from service.store.entries import parse_entry
+from service.store.keys import Keys
+from service.store.port import StoredEvent
+
+__all__ = ["TailHub"]
+
+Reader = Callable[[str, int, int], Awaitable[list[StoredEvent]]]
+_PAGE = 500
+_BUFFER = 1000  # live events buffered per watcher before it is switched to reading the log itself
+_BLOCK_MS = 1000
+
+
+class _Watcher:
+    """One watcher's buffer of live events."""
+
+    def __init__(self) -> None:
+        self.items: deque[StoredEvent] = deque()
+        self.lagging = False
+        self.failure: BaseException | None = None
+        self.wake = asyncio.Event()
+
+    def push(self, event: StoredEvent) -> None:
+        if len(self.items) >= _BUFFER:
+            self.items.clear()
+            self.lagging = True
+        else:
+            self.items.append(event)
+        self.wake.set()
+
+
+class _GameReader:
+    """The one task that reads a game's stream for this process."""
+
+    def __init__(self, client: aioredis.Redis, key: str) -> None:
+        self.watchers: set[_Watcher] = set()
+        self._redis = client
+        self._key = key
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self, last: bytes | str) -> None:
+        """Read entries after ``last`` for as long as there are watchers."""
+        self.task = asyncio.create_task(self._run(last))
+
+    async def _run(self, last: bytes | str) -> None:
+        try:
+            await self._follow(last)
+        except Exception as error:  # a broken connection ends every watcher's stream with the error
+            for watcher in list(self.watchers):
+                watcher.failure = error
+                watcher.wake.set()
+
+    async def _follow(self, last: bytes | str) -> None:
+        while self.watchers:
+            response = await self._redis.xread({self._key: last}, block=_BLOCK_MS, count=_PAGE)
+            for _stream, entries in response or []:
+                for entry_id, fields in entries:
+                    event = parse_entry(entry_id, fields)
+                    last = entry_id
+                    for watcher in list(self.watchers):
+                        watcher.push(event)
+
+    async def last_id(self) -> bytes | str:
+        """The id of the stream's newest entry ("0-0" when empty)."""
+        latest = await self._redis.xrevrange(self._key, count=1)
+        return latest[0][0] if latest else "0-0"
+
+
+class TailHub:
+    """Shares one reader per game among all of this process's watchers of that game."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys, read: Reader) -> None:
+        self._redis = client
+        self._keys = keys
+        self._read = read
+        self._readers: dict[str, _GameReader] = {}
+
+    async def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        """Events from ``from_version`` on, history then live; ends after an event marked final."""
+        watcher = await self._join(game_id)
+        try:
+            next_version = max(from_version, 1)
+            async for event in self._history(game_id, next_version):
+                yield event
+                next_version = event.version + 1
+                if event.final:
+                    return
+            while True:
+                await watcher.wake.wait()
+                watcher.wake.clear()
+                if watcher.failure is not None:
+                    raise watcher.failure
+                if watcher.lagging:
+                    watcher.lagging = False
+                    watcher.items.clear()
+                    async for event in self._history(game_id, next_version):
+                        yield event
+                        next_version = event.version + 1
+                        if event.final:
+                            return
+                while watcher.items:
+                    event = watcher.items.popleft()
+                    if event.version < next_version:
+                        continue
+                    if event.version > next_version:  # a hole: fill it from the log
+                        async for missing in self._history(game_id, next_version, until=event.version - 1):
+                            yield missing
+                            next_version = missing.version + 1
+                    yield event
+                    next_version = event.version + 1
+                    if event.final:
+                        return
+        finally:
+            self._leave(game_id, watcher)
+
+    async def _history(self, game_id: str, start: int, until: int | None = None) -> AsyncIterator[StoredEvent]:
+        while True:
+            batch = await self._read(game_id, start, _PAGE)
+            for event in batch:
+                if until is not None and event.version > until:
+                    return
+                yield event
+                start = event.version + 1
+            if len(batch) < _PAGE:
+                return
+
+    async def _join(self, game_id: str) -> _Watcher:
+        """Register a watcher before it reads the history, so every later event reaches it live. A new
+        reader starts from the stream's end as it was before that history read."""
+        watcher = _Watcher()
+        reader = self._readers.get(game_id)
+        if reader is not None and (reader.task is None or not reader.task.done()):
+            reader.watchers.add(watcher)
+            return watcher
+        reader = _GameReader(self._redis, self._keys.log(game_id))
+        reader.watchers.add(watcher)
+        self._readers[game_id] = reader
+        last = await reader.last_id()
+        if reader.task is None:  # another watcher may have started it while we awaited
+            reader.start(last)
+        return watcher
+
+    def _leave(self, game_id: str, watcher: _Watcher) -> None:
+        reader = self._readers.get(game_id)
+        if reader is None:
+            return
+        reader.watchers.discard(watcher)
+        if not reader.watchers:
+            # The reader ends by itself when its current blocking read returns: cancelling a command in
+            # flight could hand a connection with an unread reply back to the pool.
+            del self._readers[game_id]
+
+    def readers(self) -> int:
+        """How many games this process is reading live (for tests and metrics)."""
+        return len(self._readers)
+
+    async def close(self) -> None:
+        """Cancel every reader."""
+        for reader in self._readers.values():
+            if reader.task is not None:
+                reader.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader.task
+        self._readers.clear()

@@ -1,0 +1,1 @@
+"""Rule tests of Old Men of the Forest (rules: shared/rules/old-men-of-the-forest.md)."""

@@ -1,0 +1,57 @@
+"""Game data (rules section 1; D1, D2, D4): the 50 player cards and the orangutan table loaded from its data file."""
+
+from __future__ import annotations
+
+import pytest
+from parlour.v1 import oldmen_pb2 as pb
+
+from engines.oldmen.data import BROWN, COLOURS, DECK, Orangutan, colour_name, load_orangutans
+
+
+def test_deck_has_every_colour_and_value_once() -> None:
+    """The 50 player cards are the five colours times the values 1 to 10, each pair exactly once."""
+    assert len(DECK) == len(set(DECK)) == 50
+    assert {(c.colour, c.value) for c in DECK} == {(colour, v) for colour in COLOURS for v in range(1, 11)}
+
+
+def test_colours_are_named_by_their_engine_ids() -> None:
+    """Colours are identified as red, yellow, blue, green and brown (D2); brown is the deforestation suit."""
+    assert [colour_name(c) for c in COLOURS] == ["red", "yellow", "blue", "green", "brown"]
+    assert colour_name(BROWN) == "brown"
+    assert str(DECK[-1]) == "brown 10"
+
+
+def test_orangutan_table_matches_the_rules() -> None:
+    """The data file holds the 16 orangutans of rules section 1.2: 128 VP in all, O01 is 3 VP for 1 yellow (D1)."""
+    table = {o.id: o for o in load_orangutans()}
+    assert sorted(table) == [f"O{i:02d}" for i in range(1, 17)]
+    assert sum(o.vp for o in table.values()) == 128
+    assert table["O01"] == Orangutan("O01", 3, (pb.OLDMEN_COLOUR_YELLOW,))
+    assert table["O15"].describe_needs() == "2 red and 2 yellow"
+    assert table["O16"].describe_needs() == "2 blue and 2 green"
+    assert all(BROWN not in o.needs for o in table.values())
+
+
+def test_orangutan_table_can_be_replaced_without_code_changes() -> None:
+    """Another table in the same format loads as given (D1)."""
+    (card,) = load_orangutans('{"orangutans": [{"id": "X1", "vp": 9, "needs": {"green": 2, "red": 1}}]}')
+    assert card == Orangutan("X1", 9, (pb.OLDMEN_COLOUR_RED, pb.OLDMEN_COLOUR_GREEN, pb.OLDMEN_COLOUR_GREEN))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"orangutans": [{"id": "X", "vp": 3, "needs": {"brown": 1}}]}', "X: cannot need 'brown'"),
+        ('{"orangutans": [{"id": "X", "vp": 3, "needs": {"purple": 1}}]}', "X: cannot need 'purple'"),
+        ('{"orangutans": [{"id": "X", "vp": 0, "needs": {"red": 1}}]}', "X: needs cards and positive VP"),
+        ('{"orangutans": [{"id": "X", "vp": 3, "needs": {}}]}', "X: needs cards and positive VP"),
+        (
+            '{"orangutans": [{"id": "X", "vp": 3, "needs": {"red": 1}}, {"id": "X", "vp": 3, "needs": {"red": 1}}]}',
+            "ids must be unique",
+        ),
+    ],
+)
+def test_bad_orangutan_tables_are_refused(text: str, words: str) -> None:
+    """A table asking for brown (D4) or an unknown colour, without needs or VP, or with a repeated id is refused."""
+    with pytest.raises(ValueError, match=words):
+        load_orangutans(text)
