@@ -83,9 +83,7 @@ class GameSpec:
         Raises :class:`ConfigError` with a sentence naming the bad value and the allowed ones.
         """
         if not self.min_seats <= seats <= self.max_seats:
-            raise ConfigError(
-                f"{self.title} is played by {self.min_seats} to {self.max_seats} players, not {seats}"
-            )
+            raise ConfigError(f"{self.title} is played by {self.min_seats} to {self.max_seats} players, not {seats}")
         given = dict(options or {})
         known = {option.name: option for option in self.options}
         unknown = sorted(set(given) - set(known))
@@ -221,5 +219,3 @@ def rank_by(seats: Sequence[int], key: Mapping[int, K], score: Mapping[int, int]
         rank = standings[-1].rank if index and key[seat] == key[order[index - 1]] else index + 1
         standings.append(SeatResult(seat=seat, score=score[seat], rank=rank))
     return Result(standings=tuple(standings))
-
-

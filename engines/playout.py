@@ -9,7 +9,7 @@ from typing import Any
 from engines.contract import AnyGame, GameConfig, fold, step
 from engines.prng import Prng
 
-__all__ = ["Move", "Playout", "random_chooser", "play"]
+__all__ = ["Move", "Playout", "play", "random_chooser"]
 
 # Picks (seat, command) among the pending seats' legal commands: (game, state, pending) -> (seat, command).
 Chooser = Callable[[AnyGame, Any, list[int]], tuple[int, Any]]
@@ -49,7 +49,9 @@ def random_chooser(seed: bytes) -> Chooser:
     return choose
 
 
-def play(game: AnyGame, config: GameConfig, seed: bytes, chooser: Chooser | None = None, max_moves: int = 100_000) -> Playout:
+def play(
+    game: AnyGame, config: GameConfig, seed: bytes, chooser: Chooser | None = None, max_moves: int = 100_000
+) -> Playout:
     """Play a game from ``seed`` to its end, every move picked by ``chooser`` (default: random, seeded
     from ``seed``). Raises RuntimeError if the game is not over after ``max_moves`` moves."""
     choose = chooser or random_chooser(seed)

@@ -6,10 +6,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.oldmen.data import Card, Orangutan
 from engines.oldmen.state import Phase, Saved, SeatState, State
+from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["evolve"]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.contract import GameConfig, GameSpec, OptionSpec, Result
 from engines.oldmen import rules, view
 from engines.oldmen.data import load_orangutans
@@ -11,6 +9,7 @@ from engines.oldmen.evolve import evolve
 from engines.oldmen.scoring import match_result
 from engines.oldmen.setup import RULES_VERSION, start_events
 from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["OLDMEN", "OldMen"]
 

@@ -10,14 +10,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.errors import IllegalCommandError, MalformedCommandError
 from engines.oldmen.data import COLOURS, Card
 from engines.oldmen.evolve import evolve
 from engines.oldmen.scoring import deal_scores, match_result
 from engines.oldmen.setup import deal_events
 from engines.oldmen.state import Phase, SeatState, State
+from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["decide", "legal_commands"]
 
@@ -53,7 +52,6 @@ def legal_commands(state: State, seat: int) -> list[pb.OldmenCommand]:
         ]
         return [pb.OldmenCommand(decline_save=pb.OldmenDeclineSave()), *saves]
     return []
-
 
 
 def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
@@ -193,9 +191,7 @@ def _end_of_deal(state: State) -> list[pb.OldmenEvent]:
     if state.deal < state.match_deals:
         return [finished, *deal_events(state.deal + 1, state.seats, state.seed, state.orangutans)]
     result = match_result(evolve(state, finished))
-    totals = [
-        pb.OldmenSeatScore(seat=s.seat, score=s.score) for s in sorted(result.standings, key=lambda s: s.seat)
-    ]
+    totals = [pb.OldmenSeatScore(seat=s.seat, score=s.score) for s in sorted(result.standings, key=lambda s: s.seat)]
     match = pb.OldmenMatchFinished(totals=totals, winners=result.winners, seed=state.seed)
     return [finished, pb.OldmenEvent(match_finished=match)]
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.contract import Result, rank_by
 from engines.oldmen.state import State
+from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["deal_scores", "match_result", "tie_break_key"]
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.contract import GameConfig, commit_seed
 from engines.oldmen.data import DECK, HAND_SIZE, Orangutan
 from engines.prng import Prng
+from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["RULES_VERSION", "deal_events", "start_events"]
 

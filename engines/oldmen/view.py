@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.oldmen.data import DECK, HAND_SIZE
 from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["redact", "view"]
 

@@ -93,8 +93,8 @@ class GameServicer(pb_grpc.GameServiceServicer):
             request.seat,
             _token(context),
             request.command,
-            _optional(request, "expected_version"),
-            request.command_id,
+            expected_version=_optional(request, "expected_version"),
+            command_id=request.command_id,
         )
 
     @grpc_stream_errors

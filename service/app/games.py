@@ -7,31 +7,30 @@ Every transport calls these and only these. Inputs and outputs are the ``parlour
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import secrets
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 
 import structlog
 
-from engines.contract import AnyGame, GameSpec, fold, step
-from engines.envelope import unwrap_command, view_envelope, wrap_event
+from engines.contract import GameSpec
+from engines.envelope import unwrap_command, view_envelope
 from engines.errors import GameError
 from engines.registry import GAMES, get_game
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.access import authorize_seat
+from service.app.commands import Submission, apply_command
 from service.app.errors import ServiceError, from_game_error
-from service.app.records import STATUS, GameRecord, SeatClaim, new_meta, result_meta, timestamp
-from service.app.states import LoadedGame, StateCache
+from service.app.events import client_event
+from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
+from service.app.states import StateCache
 from service.app.tokens import hash_token, new_token
-from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
+from service.store.port import EventStore, NewEvent
 
 __all__ = ["Games"]
 
 log = structlog.get_logger("parlour.games")
 
-_MAX_RETRIES = 8
 _STATUS_NAMES = {v: k for k, v in STATUS.items()}
 
 
@@ -67,7 +66,9 @@ class Games:
         """The game's public summary."""
         return (await self._record(game_id, fresh=True)).summary()
 
-    async def list_games(self, game: str, status: int, page_size: int, page_token: str) -> tuple[list[Any], str]:
+    async def list_games(
+        self, game: str, status: int, page_size: int, page_token: str
+    ) -> tuple[list[game_service_pb2.GameSummary], str]:
         """Summaries newest first, filtered; and the next page token ("" at the end)."""
         if game and get_game(game) is None:
             raise _unknown_game(game)
@@ -77,7 +78,10 @@ class Games:
             raise ServiceError("request/invalid", "page_token must be a token from an earlier ListGames reply")
         size = _page_size(page_size, default=50, limit=500)
         page = await self._store.list_games(
-            game=game, status=_STATUS_NAMES.get(status, ""), limit=size, cursor=page_token
+            game=game,
+            status=_STATUS_NAMES.get(game_pb2.GameStatus.ValueType(status), ""),
+            limit=size,
+            cursor=page_token,
         )
         summaries = [GameRecord.parse(meta.pop("game_id"), meta).summary() for meta in page.games]
         return summaries, page.next_cursor
@@ -113,7 +117,9 @@ class Games:
             raise ServiceError("game/over", "the game is over; its seats can no longer be claimed")
         candidates = range(record.config.seats) if seat is None else [seat]
         if seat is not None and not 0 <= seat < record.config.seats:
-            raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are 0 to {record.config.seats - 1}")
+            raise ServiceError(
+                "request/invalid", f"seat {seat} does not exist: seats are 0 to {record.config.seats - 1}"
+            )
         token = new_token()
         claim = json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
         for candidate in candidates:
@@ -157,115 +163,31 @@ class Games:
         seat: int,
         token: str | None,
         command: game_pb2.Command,
+        *,
         expected_version: int | None,
         command_id: str,
     ) -> game_service_pb2.SubmitCommandResponse:
         """Decide and append a command; reply only once its events are stored. Safe to retry."""
         if not 1 <= len(command_id) <= 128:
-            raise ServiceError("request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command")
+            raise ServiceError(
+                "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"
+            )
         record = await self._authorized(game_id, seat, token, acting=True)
-        game = record.game
         try:
-            inner = unwrap_command(game, command)
+            inner = unwrap_command(record.game, command)
         except GameError as error:
             raise from_game_error(error) from error
-        digest = hashlib.sha256(f"{seat}:".encode() + command.SerializeToString(deterministic=True)).hexdigest()
-        kind = inner.WhichOneof("kind")
+        submission = Submission(record, seat, command, inner, expected_version, command_id)
         with structlog.contextvars.bound_contextvars(game_id=game_id, seat=seat, command_id=command_id):
             async with self._lock(game_id):
-                response = await self._decide_and_append(
-                    record, seat, inner, command, expected_version, command_id, digest
-                )
-            log.info("command applied", kind=kind, version=response.version, duplicate=response.duplicate)
-            return response
-
-    async def _decide_and_append(
-        self,
-        record: GameRecord,
-        seat: int,
-        inner: Any,
-        command: game_pb2.Command,
-        expected_version: int | None,
-        command_id: str,
-        digest: str,
-    ) -> game_service_pb2.SubmitCommandResponse:
-        game, game_id = record.game, record.game_id
-        loaded = await self._states.get(game_id, game)
-        for _ in range(_MAX_RETRIES):
-            try:
-                return await self._attempt(loaded, record, seat, inner, command, expected_version, command_id, digest)
-            except VersionConflictError:
-                await self._states.catch_up(game_id, loaded)  # another server appended first: decide again
-        raise ServiceError("game/stale_version", "the game kept changing while deciding your command; send it again")
-
-    async def _attempt(
-        self,
-        loaded: LoadedGame,
-        record: GameRecord,
-        seat: int,
-        inner: Any,
-        command: game_pb2.Command,
-        expected_version: int | None,
-        command_id: str,
-        digest: str,
-    ) -> game_service_pb2.SubmitCommandResponse:
-        game, game_id = record.game, record.game_id
-        if expected_version is not None and expected_version != loaded.version:
-            await self._states.catch_up(game_id, loaded)
-            if expected_version != loaded.version:
-                return await self._duplicate_or(record, seat, command_id, digest, _stale(expected_version, loaded))
-        try:
-            events = step(game, loaded.state, seat, inner)
-        except GameError as error:
-            if await self._store.version(game_id) > loaded.version:  # decided on a state another server has passed
-                raise VersionConflictError(loaded.version) from error
-            return await self._duplicate_or(record, seat, command_id, digest, from_game_error(error))
-        state = fold(game, events, loaded.state)
-        result = game.result(state)
-        try:
-            appended = await self._store.append(
-                game_id,
-                [NewEvent(e.SerializeToString()) for e in events],
-                expected_version=loaded.version,
-                command_id=command_id,
-                digest=digest,
-                seat=seat,
-                command=command.SerializeToString(),
-                meta=result_meta(result) if result else None,
-                final=result is not None,
+                outcome = await apply_command(self._store, self._states, submission)
+            if outcome.finished:
+                self._records.pop(game_id, None)
+            response = outcome.response
+            log.info(
+                "command applied", kind=inner.WhichOneof("kind"), version=response.version, duplicate=response.duplicate
             )
-        except CommandIdReusedError as error:
-            raise _id_reused(command_id) from error
-        if appended.duplicate:
-            return await self._replay_result(record, seat, appended.first, appended.last)
-        await self._states.advance(game_id, loaded, state, appended.last)
-        if result:
-            self._records.pop(game_id, None)
-        stored = [
-            StoredEvent(version, e.SerializeToString(), command_id, seat, appended.recorded_at_ms)
-            for version, e in enumerate(events, start=appended.first)
-        ]
-        return game_service_pb2.SubmitCommandResponse(
-            version=appended.last, events=[self._client_event(record, e, seat, finished=False) for e in stored]
-        )
-
-    async def _duplicate_or(
-        self, record: GameRecord, seat: int, command_id: str, digest: str, error: ServiceError
-    ) -> game_service_pb2.SubmitCommandResponse:
-        """A retry of an applied command gets its first outcome; anything else gets ``error``."""
-        prior = await self._store.find_command(record.game_id, command_id)
-        if prior is None:
-            raise error
-        if prior[0] != digest:
-            raise _id_reused(command_id)
-        return await self._replay_result(record, seat, prior[1], prior[2])
-
-    async def _replay_result(
-        self, record: GameRecord, seat: int, first: int, last: int
-    ) -> game_service_pb2.SubmitCommandResponse:
-        stored = await self._store.read(record.game_id, first, last - first + 1)
-        events = [self._client_event(record, e, seat, finished=False) for e in stored]
-        return game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True)
+            return response
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)
@@ -277,19 +199,6 @@ class Games:
 
     # --- events ---------------------------------------------------------------------------------------
 
-    def _client_event(self, record: GameRecord, stored: StoredEvent, seat: int | None, *, finished: bool) -> game_pb2.Event:
-        """A stored event as ``seat`` may receive it."""
-        game: AnyGame = record.game
-        event = game.redact(game.event_type.FromString(stored.data), seat, finished=finished)
-        fields: dict[str, Any] = {
-            "version": stored.version,
-            "command_id": stored.command_id,
-            "recorded_at": timestamp(stored.recorded_at_ms),
-        }
-        if stored.seat is not None:
-            fields["seat"] = stored.seat
-        return wrap_event(game, event, **fields)
-
     async def list_events(
         self, game_id: str, from_version: int, page_size: int, seat: int | None, token: str | None
     ) -> game_service_pb2.ListEventsResponse:
@@ -300,9 +209,11 @@ class Games:
         size = _page_size(page_size, default=100, limit=1000)
         record = await self._record(game_id, fresh=True)
         stored = await self._store.read(game_id, max(from_version, 1), size)
-        events = [self._client_event(record, e, seat, finished=record.finished) for e in stored]
+        events = [client_event(record.game, e, seat, finished=record.finished) for e in stored]
         next_version = stored[-1].version + 1 if stored else max(from_version, 1)
-        return game_service_pb2.ListEventsResponse(events=events, next_version=next_version, last_version=record.version)
+        return game_service_pb2.ListEventsResponse(
+            events=events, next_version=next_version, last_version=record.version
+        )
 
     async def watch(
         self, game_id: str, from_version: int, seat: int | None, token: str | None
@@ -316,7 +227,7 @@ class Games:
         if finished and max(from_version, 1) > record.version:
             return
         async for stored in self._store.tail(game_id, from_version):
-            yield self._client_event(record, stored, seat, finished=finished)
+            yield client_event(record.game, stored, seat, finished=finished)
 
 
 def _check_id(game_id: str) -> str:
@@ -334,16 +245,3 @@ def _page_size(size: int, *, default: int, limit: int) -> int:
 def _unknown_game(name: str) -> ServiceError:
     known = ", ".join(game.spec.name for game in GAMES)
     return ServiceError("game/unknown_type", f"this server plays no game {name!r}; it plays: {known}")
-
-
-def _stale(expected: int, loaded: LoadedGame) -> ServiceError:
-    return ServiceError(
-        "game/stale_version",
-        f"the game is at version {loaded.version}, not {expected}: get the view again and decide on it",
-    )
-
-
-def _id_reused(command_id: str) -> ServiceError:
-    return ServiceError("command/id_reused", f"command id {command_id!r} was already used for another command; use a new id")
-
-

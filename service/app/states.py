@@ -60,7 +60,7 @@ class StateCache:
         loaded = LoadedGame(game=game, state=None, version=0)
         snapshot = await self._store.load_snapshot(game_id)
         if snapshot is not None and snapshot[1] == self._tag(game):
-            loaded.version, loaded.state = snapshot[0], pickle.loads(snapshot[2])  # noqa: S301 - our own data
+            loaded.version, loaded.state = snapshot[0], pickle.loads(snapshot[2])
         await self.catch_up(game_id, loaded)
         return loaded
 
@@ -102,5 +102,3 @@ class StateCache:
 
     def __len__(self) -> int:
         return len(self._games)
-
-

@@ -6,7 +6,10 @@ from collections.abc import Mapping
 
 from service.store.port import StoredEvent
 
-__all__ = ["parse_entry"]
+__all__ = ["Entries", "parse_entry"]
+
+#: Stream entries as redis-py returns them without decoding: (id, fields).
+Entries = list[tuple[bytes, dict[bytes, bytes]]]
 
 
 def parse_entry(entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> StoredEvent:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
 
-from service.store.entries import parse_entry
+from service.store.entries import Entries, parse_entry
 from service.store.keys import Keys
 from service.store.port import (
     AppendResult,
@@ -115,7 +115,7 @@ class RedisEventStore:
     async def read(self, game_id: str, from_version: int, limit: int) -> list[StoredEvent]:
         """Up to ``limit`` events from ``from_version`` on (XRANGE on the version ids)."""
         start = f"{max(from_version, 1)}-0"
-        entries = await self._redis.xrange(self._keys.log(game_id), min=start, max="+", count=limit)
+        entries = cast(Entries, await self._redis.xrange(self._keys.log(game_id), min=start, max="+", count=limit))
         return [parse_entry(entry_id, fields) for entry_id, fields in entries]
 
     def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
@@ -124,7 +124,7 @@ class RedisEventStore:
 
     async def find_command(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
         """HGET on the command-id hash."""
-        raw = await self._redis.hget(self._keys.commands(game_id), command_id)
+        raw = cast(bytes | None, await self._redis.hget(self._keys.commands(game_id), command_id))
         if raw is None:
             return None
         digest, first, last = raw.decode().rsplit(":", 2)
@@ -137,7 +137,7 @@ class RedisEventStore:
 
     async def meta(self, game_id: str) -> dict[str, str] | None:
         """The metadata hash decoded, or None when the game does not exist."""
-        raw = await self._redis.hgetall(self._keys.meta(game_id))
+        raw = cast(dict[bytes, bytes], await self._redis.hgetall(self._keys.meta(game_id)))
         if not raw:
             return None
         return {k.decode(): v.decode() for k, v in raw.items()}
@@ -156,7 +156,7 @@ class RedisEventStore:
 
     async def load_snapshot(self, game_id: str) -> tuple[int, str, bytes] | None:
         """The stored snapshot, if any."""
-        raw = await self._redis.hgetall(self._keys.snapshot(game_id))
+        raw = cast(dict[bytes, bytes], await self._redis.hgetall(self._keys.snapshot(game_id)))
         if not raw:
             return None
         return int(raw[b"version"]), raw[b"tag"].decode(), raw[b"blob"]
@@ -167,13 +167,13 @@ class RedisEventStore:
             ids = await self._intersect(game, status)
         else:
             name = f"game:{game}" if game else f"status:{status}" if status else "all"
-            ids = await self._redis.zrevrange(self._keys.index(name), 0, -1)
+            ids = cast(list[bytes], await self._redis.zrevrange(self._keys.index(name), 0, -1))
         offset = int(cursor or 0)
         page = ids[offset : offset + limit]
         pipe = self._redis.pipeline(transaction=False)
         for game_id in page:
             pipe.hgetall(self._keys.meta(game_id.decode()))
-        metas = await pipe.execute()
+        metas = cast(list[dict[bytes, bytes]], await pipe.execute())
         games = [
             {"game_id": gid.decode(), **{k.decode(): v.decode() for k, v in m.items()}}
             for gid, m in zip(page, metas, strict=True)
@@ -183,8 +183,8 @@ class RedisEventStore:
         return GamePage(games=games, next_cursor=str(offset + limit) if more else "")
 
     async def _intersect(self, game: str, status: str) -> list[bytes]:
-        by_game = await self._redis.zrevrange(self._keys.index(f"game:{game}"), 0, -1)
-        with_status = set(await self._redis.zrange(self._keys.index(f"status:{status}"), 0, -1))
+        by_game = cast(list[bytes], await self._redis.zrevrange(self._keys.index(f"game:{game}"), 0, -1))
+        with_status = set(cast(list[bytes], await self._redis.zrange(self._keys.index(f"status:{status}"), 0, -1)))
         return [g for g in by_game if g in with_status]
 
     async def close(self) -> None:

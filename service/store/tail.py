@@ -11,10 +11,11 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import cast
 
 import redis.asyncio as aioredis
 
-from service.store.entries import parse_entry
+from service.store.entries import Entries, parse_entry
 from service.store.keys import Keys
 from service.store.port import StoredEvent
 
@@ -44,6 +45,18 @@ class _Watcher:
         self.wake.set()
 
 
+class _Cursor:
+    """The next version a watcher expects."""
+
+    def __init__(self, start: int) -> None:
+        self.next = start
+
+    def passed(self, event: StoredEvent) -> StoredEvent:
+        """Move past ``event`` and return it."""
+        self.next = event.version + 1
+        return event
+
+
 class _GameReader:
     """The one task that reads a game's stream for this process."""
 
@@ -67,7 +80,9 @@ class _GameReader:
 
     async def _follow(self, last: bytes | str) -> None:
         while self.watchers:
-            response = await self._redis.xread({self._key: last}, block=_BLOCK_MS, count=_PAGE)
+            response = cast(
+                list[tuple[bytes, Entries]], await self._redis.xread({self._key: last}, block=_BLOCK_MS, count=_PAGE)
+            )
             for _stream, entries in response or []:
                 for entry_id, fields in entries:
                     event = parse_entry(entry_id, fields)
@@ -77,7 +92,7 @@ class _GameReader:
 
     async def last_id(self) -> bytes | str:
         """The id of the stream's newest entry ("0-0" when empty)."""
-        latest = await self._redis.xrevrange(self._key, count=1)
+        latest = cast(Entries, await self._redis.xrevrange(self._key, count=1))
         return latest[0][0] if latest else "0-0"
 
 
@@ -93,40 +108,39 @@ class TailHub:
     async def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         """Events from ``from_version`` on, history then live; ends after an event marked final."""
         watcher = await self._join(game_id)
+        cursor = _Cursor(max(from_version, 1))
         try:
-            next_version = max(from_version, 1)
-            async for event in self._history(game_id, next_version):
-                yield event
-                next_version = event.version + 1
+            async for event in self._history(game_id, cursor.next):
+                yield cursor.passed(event)
                 if event.final:
                     return
             while True:
-                await watcher.wake.wait()
-                watcher.wake.clear()
-                if watcher.failure is not None:
-                    raise watcher.failure
-                if watcher.lagging:
-                    watcher.lagging = False
-                    watcher.items.clear()
-                    async for event in self._history(game_id, next_version):
-                        yield event
-                        next_version = event.version + 1
-                        if event.final:
-                            return
-                while watcher.items:
-                    event = watcher.items.popleft()
-                    if event.version < next_version:
-                        continue
-                    if event.version > next_version:  # a hole: fill it from the log
-                        async for missing in self._history(game_id, next_version, until=event.version - 1):
-                            yield missing
-                            next_version = missing.version + 1
-                    yield event
-                    next_version = event.version + 1
+                async for event in self._live(game_id, watcher, cursor):
+                    yield cursor.passed(event)
                     if event.final:
                         return
         finally:
             self._leave(game_id, watcher)
+
+    async def _live(self, game_id: str, watcher: _Watcher, cursor: _Cursor) -> AsyncIterator[StoredEvent]:
+        """The next live events in version order, after waiting for some; holes are read from the log."""
+        await watcher.wake.wait()
+        watcher.wake.clear()
+        if watcher.failure is not None:
+            raise watcher.failure
+        if watcher.lagging:  # the buffer overflowed: read what was dropped from the log
+            watcher.lagging = False
+            watcher.items.clear()
+            async for event in self._history(game_id, cursor.next):
+                yield event
+        while watcher.items:
+            event = watcher.items.popleft()
+            if event.version < cursor.next:
+                continue
+            if event.version > cursor.next:
+                async for missing in self._history(game_id, cursor.next, until=event.version - 1):
+                    yield missing
+            yield event
 
     async def _history(self, game_id: str, start: int, until: int | None = None) -> AsyncIterator[StoredEvent]:
         while True:

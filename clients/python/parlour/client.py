@@ -77,7 +77,8 @@ class GameClient:
         request = game_service_pb2.CreateGameRequest(game=game, seats=seats, options=options or {})
         if seed is not None:
             request.seed = seed
-        return (await self._call("CreateGame", request)).game
+        response: game_service_pb2.CreateGameResponse = await self._call("CreateGame", request)
+        return response.game
 
     async def claim_seat(self, game_id: str, player_name: str, seat: int | None = None) -> tuple[int, str]:
         """Claim a seat (the lowest free one when ``seat`` is None); returns (seat, token)."""
@@ -89,14 +90,18 @@ class GameClient:
 
     async def game(self, game_id: str) -> game_service_pb2.GameSummary:
         """A game's summary."""
-        return (await self._call("GetGame", game_service_pb2.GetGameRequest(game_id=game_id))).game
+        response: game_service_pb2.GetGameResponse = await self._call(
+            "GetGame", game_service_pb2.GetGameRequest(game_id=game_id)
+        )
+        return response.game
 
     async def view(self, game_id: str, seat: int | None = None, token: str | None = None) -> game_pb2.GameView:
         """A seat's view (with its token) or the spectator's view."""
         request = game_service_pb2.GetViewRequest(game_id=game_id)
         if seat is not None:
             request.seat = seat
-        return (await self._call("GetView", request, token)).view
+        response: game_service_pb2.GetViewResponse = await self._call("GetView", request, token)
+        return response.view
 
     async def submit(
         self,
@@ -114,7 +119,8 @@ class GameClient:
         )
         if expected_version is not None:
             request.expected_version = expected_version
-        return await self._call("SubmitCommand", request, token)
+        response: game_service_pb2.SubmitCommandResponse = await self._call("SubmitCommand", request, token)
+        return response
 
     async def watch(
         self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
@@ -152,5 +158,8 @@ class GameClient:
         self, game: str = "", status: int = 0, page_size: int = 50, page_token: str = ""
     ) -> game_service_pb2.ListGamesResponse:
         """A page of games, newest first."""
-        request = game_service_pb2.ListGamesRequest(game=game, status=status, page_size=page_size, page_token=page_token)  # type: ignore[arg-type]
-        return await self._call("ListGames", request)
+        request = game_service_pb2.ListGamesRequest(
+            game=game, status=game_pb2.GameStatus.ValueType(status), page_size=page_size, page_token=page_token
+        )
+        response: game_service_pb2.ListGamesResponse = await self._call("ListGames", request)
+        return response

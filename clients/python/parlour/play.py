@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 
 from parlour.bots.base import Bot
 from parlour.client import GameClient, ParlourError
@@ -15,35 +16,47 @@ __all__ = ["play_seat"]
 _RETRYABLE = {"game/stale_version", "command/not_your_turn"}
 
 
+@dataclass(frozen=True)
+class _Seat:
+    client: GameClient
+    game_id: str
+    seat: int
+    token: str
+
+    async def view(self) -> game_pb2.GameView:
+        return await self.client.view(self.game_id, self.seat, self.token)
+
+    async def send(self, command: game_pb2.Command, version: int) -> None:
+        """Submit on the version the bot saw, with a fresh command id; a lost race is not an error."""
+        try:
+            await self.client.submit(
+                self.game_id, self.seat, self.token, command, expected_version=version, command_id=uuid.uuid4().hex
+            )
+        except ParlourError as error:
+            if error.reason not in _RETRYABLE:
+                raise
+
+
 async def play_seat(client: GameClient, game_id: str, seat: int, token: str, bot: Bot) -> game_pb2.GameView:
     """Play ``seat`` with ``bot`` until the game is over; returns the seat's final view.
 
     Each command carries the view's version as ``expected_version`` and a fresh command id, so a command
     is never applied to a state the bot did not see, and a retry is never applied twice.
     """
-    view = await client.view(game_id, seat, token)
+    player = _Seat(client, game_id, seat, token)
+    view = await player.view()
     stream = client.watch(game_id, view.version + 1, seat, token)
     assert isinstance(stream, AsyncGenerator)
     try:
         while view.status != game_pb2.GAME_STATUS_FINISHED:
             if view.legal_commands:
-                await _take_turn(client, game_id, seat, token, bot, view)
+                await player.send(bot.choose(view), view.version)
             else:
                 await _wait_past(stream, view.version)
-            view = await client.view(game_id, seat, token)
+            view = await player.view()
     finally:
         await stream.aclose()
     return view
-
-
-async def _take_turn(client: GameClient, game_id: str, seat: int, token: str, bot: Bot, view: game_pb2.GameView) -> None:
-    command = bot.choose(view)
-    command_id = uuid.uuid4().hex
-    try:
-        await client.submit(game_id, seat, token, command, expected_version=view.version, command_id=command_id)
-    except ParlourError as error:
-        if error.reason not in _RETRYABLE:
-            raise
 
 
 async def _wait_past(stream: AsyncGenerator[game_pb2.Event, None], version: int) -> None:

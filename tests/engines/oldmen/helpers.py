@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from parlour.v1 import oldmen_pb2 as pb
-
 from engines.contract import commit_seed, fold, step
 from engines.oldmen import OLDMEN
 from engines.oldmen.data import DECK, Card, load_orangutans
 from engines.oldmen.setup import RULES_VERSION
 from engines.oldmen.state import State
+from parlour.v1 import oldmen_pb2 as pb
 
 SEED = b"hand-written"
 ALL_ORANGUTANS = tuple(o.id for o in load_orangutans())

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.oldmen.data import BROWN, COLOURS, DECK, Orangutan, colour_name, load_orangutans
+from parlour.v1 import oldmen_pb2 as pb
 
 
 def test_deck_has_every_colour_and_value_once() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.contract import fold
 from engines.oldmen import OLDMEN
 from engines.oldmen.data import BROWN, DECK, Card
 from engines.oldmen.state import Phase
 from engines.playout import Playout, play
+from parlour.v1 import oldmen_pb2 as pb
 from tests.engines.oldmen.helpers import kinds, of_kind
 
 SEEDS = [b"game-1", b"game-2", b"game-3"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.contract import commit_seed, fold
 from engines.oldmen import OLDMEN
 from engines.oldmen.data import Card
 from engines.oldmen.state import State
 from engines.playout import Playout, play
+from parlour.v1 import oldmen_pb2 as pb
 from tests.engines.oldmen.helpers import as_cards, fill_hands, of_kind, play_trick, setup
 
 VIEWERS = [0, 1, 2, 3, None]

@@ -6,12 +6,12 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.contract import fold, step
 from engines.oldmen import OLDMEN
 from engines.oldmen.data import Card
 from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
 
 
 def _cards_in_play(state: State) -> Counter[Card]:

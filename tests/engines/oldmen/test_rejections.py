@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.contract import step
 from engines.errors import GameOverError, IllegalCommandError, MalformedCommandError, NotYourTurnError
@@ -15,6 +14,7 @@ from engines.oldmen import OLDMEN
 from engines.oldmen.data import DECK, Card
 from engines.oldmen.state import State
 from engines.playout import play as playout
+from parlour.v1 import oldmen_pb2 as pb
 from tests.engines.oldmen.helpers import (
     cards,
     decline,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.oldmen import OLDMEN
 from engines.oldmen.data import Card, load_orangutans
 from engines.oldmen.evolve import evolve
 from engines.oldmen.scoring import match_result
 from engines.oldmen.state import Phase, Saved, SeatState, State
+from parlour.v1 import oldmen_pb2 as pb
 from tests.engines.oldmen.helpers import (
     ALL_ORANGUTANS,
     cards,

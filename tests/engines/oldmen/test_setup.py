@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.contract import commit_seed, fold
 from engines.errors import ConfigError
@@ -13,6 +12,7 @@ from engines.oldmen import OLDMEN
 from engines.oldmen.data import DECK, Card, load_orangutans
 from engines.oldmen.setup import RULES_VERSION, deal_events
 from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
 from tests.engines.oldmen.helpers import ALL_ORANGUTANS, as_cards, of_kind
 
 ORANGUTANS = load_orangutans()

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from parlour.v1 import oldmen_pb2 as pb
 
 from engines.contract import step
 from engines.errors import IllegalCommandError
 from engines.oldmen import OLDMEN
 from engines.oldmen.state import Phase, State
+from parlour.v1 import oldmen_pb2 as pb
 from tests.engines.oldmen.helpers import (
     as_cards,
     card,

@@ -23,7 +23,9 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
         "results and the game id.",
     )
     parser.add_argument("game", help="game name, e.g. oldmen")
-    parser.add_argument("--bots", required=True, help="one strategy per seat, comma-separated, e.g. random,random,random")
+    parser.add_argument(
+        "--bots", required=True, help="one strategy per seat, comma-separated, e.g. random,random,random"
+    )
     parser.add_argument("--seed", default=None, help="seed of the deal (text); random when not given")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option; repeatable")
     parser.set_defaults(run=_run)
@@ -43,7 +45,9 @@ async def _run(args: argparse.Namespace) -> int:
     strategies = [s.strip() for s in args.bots.split(",") if s.strip()]
     try:
         options = _options(args.option)
-        bots = [make_bot(s, args.game, seed=f"{args.seed}-{i}" if args.seed else None) for i, s in enumerate(strategies)]
+        bots = [
+            make_bot(s, args.game, seed=f"{args.seed}-{i}" if args.seed else None) for i, s in enumerate(strategies)
+        ]
     except ValueError as error:
         print(f"parlour play: {error}", file=sys.stderr)
         return 2
@@ -53,7 +57,9 @@ async def _run(args: argparse.Namespace) -> int:
             summary = await client.create_game(args.game, len(bots), options, seed)
             game_id = summary.game_id
             seats = [await client.claim_seat(game_id, f"{s}-{i}", seat=i) for i, s in enumerate(strategies)]
-            await asyncio.gather(*(play_seat(client, game_id, seat, token, bot) for (seat, token), bot in zip(seats, bots, strict=True)))
+            await asyncio.gather(
+                *(play_seat(client, game_id, seat, token, bot) for (seat, token), bot in zip(seats, bots, strict=True))
+            )
             final = await client.game(game_id)
     except ParlourError as error:
         print(f"parlour play: {error}", file=sys.stderr)

@@ -1,0 +1,136 @@
+"""Applying one command: decide on the latest state, append atomically, and answer retries with the
+first outcome.
+
+The flow, for a seat already authorized: (1) a stale ``expected_version`` is refused; (2) the engine
+decides on this process's cached state; a rule error is final only if the cache was current (otherwise
+the store moved on through another server: catch up and decide again); (3) the events are appended with
+the version they were decided on, so a concurrent append by another server makes this one fail and be
+decided again; (4) a command id seen before returns its first outcome instead of an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from engines.contract import fold, step
+from engines.errors import GameError
+from parlour.v1 import game_pb2, game_service_pb2
+from service.app.errors import ServiceError, from_game_error
+from service.app.events import client_event
+from service.app.records import GameRecord, result_meta
+from service.app.states import LoadedGame, StateCache
+from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
+
+__all__ = ["Outcome", "Submission", "apply_command"]
+
+_MAX_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A command to apply for an authorized seat: the envelope, the game's own command inside it, and the
+    client's expected version and command id."""
+
+    record: GameRecord
+    seat: int
+    command: game_pb2.Command
+    inner: Any
+    expected_version: int | None
+    command_id: str
+
+    @property
+    def digest(self) -> str:
+        """What makes two commands with the same id the same command: seat and serialized command."""
+        body = self.command.SerializeToString(deterministic=True)
+        return hashlib.sha256(f"{self.seat}:".encode() + body).hexdigest()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The reply to a submission, and whether this command ended the game."""
+
+    response: game_service_pb2.SubmitCommandResponse
+    finished: bool = False
+
+
+async def apply_command(store: EventStore, states: StateCache, submission: Submission) -> Outcome:
+    """Apply ``submission`` (see the module docstring); raises ServiceError when it is refused."""
+    game_id = submission.record.game_id
+    loaded = await states.get(game_id, submission.record.game)
+    for _ in range(_MAX_ATTEMPTS):
+        try:
+            return await _attempt(store, states, loaded, submission)
+        except VersionConflictError:
+            await states.catch_up(game_id, loaded)
+    raise ServiceError("game/stale_version", "the game kept changing while deciding your command; send it again")
+
+
+async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, sub: Submission) -> Outcome:
+    game, game_id = sub.record.game, sub.record.game_id
+    if sub.expected_version is not None and sub.expected_version != loaded.version:
+        await states.catch_up(game_id, loaded)
+        if sub.expected_version != loaded.version:
+            return await _duplicate_or(store, sub, _stale(sub.expected_version, loaded.version))
+    try:
+        events = step(game, loaded.state, sub.seat, sub.inner)
+    except GameError as error:
+        if await store.version(game_id) > loaded.version:  # decided on a state another server has passed
+            raise VersionConflictError(loaded.version) from error
+        return await _duplicate_or(store, sub, from_game_error(error))
+    state = fold(game, events, loaded.state)
+    result = game.result(state)
+    try:
+        appended = await store.append(
+            game_id,
+            [NewEvent(e.SerializeToString()) for e in events],
+            expected_version=loaded.version,
+            command_id=sub.command_id,
+            digest=sub.digest,
+            seat=sub.seat,
+            command=sub.command.SerializeToString(),
+            meta=result_meta(result) if result else None,
+            final=result is not None,
+        )
+    except CommandIdReusedError as error:
+        raise _id_reused(sub.command_id) from error
+    if appended.duplicate:
+        return await _first_outcome(store, sub, appended.first, appended.last)
+    await states.advance(game_id, loaded, state, appended.last)
+    stored = [
+        StoredEvent(version, e.SerializeToString(), sub.command_id, sub.seat, appended.recorded_at_ms)
+        for version, e in enumerate(events, start=appended.first)
+    ]
+    client_events = [client_event(game, e, sub.seat, finished=False) for e in stored]
+    response = game_service_pb2.SubmitCommandResponse(version=appended.last, events=client_events)
+    return Outcome(response, finished=result is not None)
+
+
+async def _duplicate_or(store: EventStore, sub: Submission, error: ServiceError) -> Outcome:
+    """A retry of an applied command gets its first outcome; anything else gets ``error``."""
+    prior = await store.find_command(sub.record.game_id, sub.command_id)
+    if prior is None:
+        raise error
+    digest, first, last = prior
+    if digest != sub.digest:
+        raise _id_reused(sub.command_id)
+    return await _first_outcome(store, sub, first, last)
+
+
+async def _first_outcome(store: EventStore, sub: Submission, first: int, last: int) -> Outcome:
+    stored = await store.read(sub.record.game_id, first, last - first + 1)
+    events = [client_event(sub.record.game, e, sub.seat, finished=False) for e in stored]
+    return Outcome(game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True))
+
+
+def _stale(expected: int, current: int) -> ServiceError:
+    return ServiceError(
+        "game/stale_version", f"the game is at version {current}, not {expected}: get the view again and decide on it"
+    )
+
+
+def _id_reused(command_id: str) -> ServiceError:
+    return ServiceError(
+        "command/id_reused", f"command id {command_id!r} was already used for another command; use a new id"
+    )

@@ -1,0 +1,42 @@
+"""Helpers for end-to-end tests: raw gRPC stubs, games with claimed seats, bots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+
+from parlour.client import GameClient
+from parlour.v1 import game_service_pb2_grpc
+
+__all__ = ["SeatedGame", "auth", "seated_game", "stub"]
+
+
+def stub(target: str) -> tuple[grpc.aio.Channel, game_service_pb2_grpc.GameServiceStub]:
+    """A raw channel and GameService stub (for tests that check status codes and metadata)."""
+    channel = grpc.aio.insecure_channel(target)
+    return channel, game_service_pb2_grpc.GameServiceStub(channel)
+
+
+def auth(token: str) -> list[tuple[str, str]]:
+    """The metadata that authenticates as a seat."""
+    return [("authorization", f"Bearer {token}")]
+
+
+@dataclass
+class SeatedGame:
+    """A game with every seat claimed: its id and the seats' tokens."""
+
+    game_id: str
+    tokens: list[str]
+
+
+async def seated_game(client: GameClient, game: str = "oldmen", seats: int = 4, seed: bytes = b"e2e") -> SeatedGame:
+    """Create a game and claim all its seats."""
+    summary = await client.create_game(game, seats, seed=seed)
+    tokens = []
+    for seat in range(seats):
+        claimed, token = await client.claim_seat(summary.game_id, f"player-{seat}", seat=seat)
+        assert claimed == seat
+        tokens.append(token)
+    return SeatedGame(summary.game_id, tokens)

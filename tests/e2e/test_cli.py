@@ -1,0 +1,57 @@
+"""The ``parlour`` command line against a real server: play a game with bots, read its log and a view,
+and clear errors for bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+from pathlib import Path
+
+PARLOUR = str(Path(sys.executable).parent / "parlour")
+
+
+async def _parlour(*args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        PARLOUR, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_play_then_events_and_view(target: str) -> None:
+    """`parlour play` prints the results and the game id; `events` and `view --seat 2` read that game."""
+    code, out, err = await _parlour(
+        "play", "oldmen", "--bots", "random,random,random,random", "--server", target, "--seed", "cli"
+    )
+    assert code == 0, err
+    game_id = re.search(r"game id: (\w+)", out)
+    assert game_id, out
+    assert len(re.findall(r"^\s+\d\s+\d\s+-?\d+\s+random-\d$", out, re.MULTILINE)) == 4
+    code, events, err = await _parlour("events", game_id.group(1), "--server", target)
+    assert code == 0, err
+    lines = events.strip().splitlines()
+    assert "game_started" in lines[0] and "match_finished" in lines[-1]
+    code, view, err = await _parlour("view", game_id.group(1), "--seat", "2", "--server", target)
+    assert code == 0, err
+    assert "seat: 2" in view and "GAME_STATUS_FINISHED" in view
+
+
+async def test_every_command_has_help() -> None:
+    """Each sub-command explains itself with --help."""
+    for command in ("play", "events", "view", "games", "serve"):
+        code, out, _ = await _parlour(command, "--help")
+        assert code == 0 and "usage: parlour" in out
+
+
+async def test_bad_input_gets_a_clear_message(target: str) -> None:
+    """An unknown bot strategy, an unknown game and an unreachable server each say what was wrong."""
+    code, _, err = await _parlour("play", "oldmen", "--bots", "random,genius,random", "--server", target)
+    assert code == 2 and "genius" in err and "random" in err
+    code, _, err = await _parlour("play", "chess", "--bots", "random,random", "--server", target)
+    assert code == 1 and "chess" in err and "oldmen" in err
+    code, _, err = await _parlour("events", "nosuchgame", "--server", "127.0.0.1:1")
+    assert code == 1 and "cannot reach the server" in err
+    code, _, err = await _parlour("view", "nosuchgame", "--server", target)
+    assert code == 1 and "no game" in err

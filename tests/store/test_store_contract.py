@@ -1,0 +1,250 @@
+"""The event store contract: every backend of the EventStore port must pass these tests.
+
+They run against the embedded Redis always, and against REDIS_URL too when it is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from service.store.keys import Keys
+from service.store.port import (
+    AppendResult,
+    CommandIdReusedError,
+    NewEvent,
+    StoredEvent,
+    StoreError,
+    VersionConflictError,
+)
+from service.store.redis_store import RedisEventStore
+
+_clock = itertools.count(1_000_000)
+
+
+@pytest.fixture
+async def store(redis_client: aioredis.Redis, key_prefix: str) -> AsyncIterator[RedisEventStore]:
+    event_store = RedisEventStore(redis_client, Keys(key_prefix), clock_ms=lambda: next(_clock))
+    yield event_store
+    await event_store.close()
+
+
+def events(*payloads: bytes) -> list[NewEvent]:
+    return [NewEvent(p) for p in payloads]
+
+
+async def append(
+    store: RedisEventStore, game: str, version: int, *payloads: bytes, command_id: str = "", final: bool = False
+) -> AppendResult:
+    """Append ``payloads`` as one command (a fresh command id unless given)."""
+    return await store.append(
+        game,
+        events(*payloads),
+        expected_version=version,
+        command_id=command_id or uuid.uuid4().hex,
+        digest="d",
+        seat=0,
+        final=final,
+    )
+
+
+async def collect(stream: AsyncIterator[StoredEvent], count: int) -> list[StoredEvent]:
+    out = []
+    async for event in stream:
+        out.append(event)
+        if len(out) == count:
+            break
+    return out
+
+
+async def test_create_stores_setup_events_in_order(store: RedisEventStore) -> None:
+    """A new game's setup events are versions 1..n, in order, with its metadata."""
+    await store.create("g1", {"game": "oldmen", "status": "running"}, events(b"a", b"b", b"c"))
+    read = await store.read("g1", 1, 10)
+    assert [(e.version, e.data) for e in read] == [(1, b"a"), (2, b"b"), (3, b"c")]
+    meta = await store.meta("g1")
+    assert meta is not None and meta["version"] == "3" and meta["game"] == "oldmen"
+    assert await store.version("g1") == 3
+
+
+async def test_create_refuses_an_existing_id(store: RedisEventStore) -> None:
+    """Two games never share an id."""
+    await store.create("g1", {"status": "running"}, events(b"a"))
+    with pytest.raises(StoreError):
+        await store.create("g1", {"status": "running"}, events(b"b"))
+
+
+async def test_append_records_command_seat_and_time(store: RedisEventStore) -> None:
+    """Each event keeps the command id, the seat and the command body (on its first event)."""
+    await store.create("g1", {}, events(b"a"))
+    result = await store.append(
+        "g1", events(b"x", b"y"), expected_version=1, command_id="cmd-1", digest="d", seat=2, command=b"body"
+    )
+    assert (result.first, result.last, result.duplicate) == (2, 3, False)
+    x, y = await store.read("g1", 2, 10)
+    assert (x.command_id, x.seat, x.command) == ("cmd-1", 2, b"body")
+    assert (y.command_id, y.seat, y.command) == ("cmd-1", 2, b"")
+    assert x.recorded_at_ms > 0
+
+
+async def test_stale_expected_version_appends_nothing(store: RedisEventStore) -> None:
+    """An append decided on an old version is refused and the log is unchanged."""
+    await store.create("g1", {}, events(b"a"))
+    await append(store, "g1", 1, b"b")
+    with pytest.raises(VersionConflictError) as conflict:
+        await append(store, "g1", 1, b"late")
+    assert conflict.value.current == 2
+    assert [e.data for e in await store.read("g1", 1, 10)] == [b"a", b"b"]
+
+
+async def test_two_concurrent_appends_exactly_one_wins(store: RedisEventStore) -> None:
+    """Two writers racing from the same version: one appends, the other gets a conflict; no fork."""
+    await store.create("g1", {}, events(b"a"))
+    for round_number in range(20):
+        version = 1 + round_number
+        results = await asyncio.gather(
+            append(store, "g1", version, b"left", command_id=f"l{round_number}"),
+            append(store, "g1", version, b"right", command_id=f"r{round_number}"),
+            return_exceptions=True,
+        )
+        assert sum(isinstance(r, VersionConflictError) for r in results) == 1
+    log = await store.read("g1", 1, 100)
+    assert [e.version for e in log] == list(range(1, 22))
+
+
+async def test_retry_with_the_same_command_id_appends_nothing_twice(store: RedisEventStore) -> None:
+    """A retried command (same id, same digest) returns its first result, even from a stale version."""
+    await store.create("g1", {}, events(b"a"))
+    first = await append(store, "g1", 1, b"x", b"y", command_id="same")
+    retry = await append(store, "g1", 1, b"x", b"y", command_id="same")
+    assert (retry.first, retry.last, retry.duplicate) == (first.first, first.last, True)
+    assert await store.version("g1") == 3
+    assert await store.find_command("g1", "same") == ("d", 2, 3)
+
+
+async def test_a_command_id_reused_for_another_command_is_refused(store: RedisEventStore) -> None:
+    """The same id with a different digest is an error and appends nothing."""
+    await store.create("g1", {}, events(b"a"))
+    await append(store, "g1", 1, b"x", command_id="same")
+    with pytest.raises(CommandIdReusedError):
+        await store.append("g1", events(b"z"), expected_version=2, command_id="same", digest="other", seat=0)
+    assert await store.version("g1") == 2
+
+
+async def test_read_from_a_version_pages_in_order(store: RedisEventStore) -> None:
+    """Reading from version N returns N, N+1, ... up to the limit."""
+    await store.create("g1", {}, events(*[bytes([i]) for i in range(10)]))
+    assert [e.version for e in await store.read("g1", 4, 3)] == [4, 5, 6]
+    assert [e.version for e in await store.read("g1", 9, 100)] == [9, 10]
+    assert await store.read("g1", 11, 100) == []
+    assert await store.read("missing", 1, 10) == []
+
+
+async def test_tail_gives_history_then_live_events(store: RedisEventStore) -> None:
+    """A tail from version 2 sees the stored events from 2 on, then each new one as it is appended."""
+    await store.create("g1", {}, events(b"a", b"b", b"c"))
+    watcher = asyncio.create_task(collect(store.tail("g1", 2), 5))
+    await asyncio.sleep(0.05)
+    await append(store, "g1", 3, b"d")
+    await append(store, "g1", 4, b"e")
+    await append(store, "g1", 5, b"f")
+    seen = await asyncio.wait_for(watcher, 5)
+    assert [(e.version, e.data) for e in seen] == [(2, b"b"), (3, b"c"), (4, b"d"), (5, b"e"), (6, b"f")]
+
+
+async def test_many_watchers_share_one_reader_and_see_every_event_once(store: RedisEventStore) -> None:
+    """Watchers joining at different times all see versions 1..n exactly once, in order."""
+    await store.create("g1", {}, events(b"0"))
+    total = 120
+
+    async def writer() -> None:
+        version = 1
+        for i in range(total - 1):
+            final = i == total - 2
+            await store.append(
+                "g1", events(b"x"), expected_version=version, command_id=f"w{i}", digest="d", seat=0, final=final
+            )
+            version += 1
+            if i % 7 == 0:
+                await asyncio.sleep(0.002)
+
+    async def watch() -> list[int]:
+        return [e.version async for e in store.tail("g1", 1)]
+
+    early = [asyncio.create_task(watch()) for _ in range(3)]
+    writing = asyncio.create_task(writer())
+    await asyncio.sleep(0.01)
+    late = [asyncio.create_task(watch()) for _ in range(3)]
+    results = await asyncio.wait_for(asyncio.gather(writing, *early, *late), 20)
+    for versions in results[1:]:
+        assert versions == list(range(1, total + 1))
+
+
+async def test_resume_after_a_dropped_watcher_has_no_gap_and_no_duplicate(store: RedisEventStore) -> None:
+    """A watcher cut off mid-game resumes from its last version + 1 and sees the rest exactly once."""
+    await store.create("g1", {}, events(b"0"))
+    for version in range(1, 30):
+        await append(store, "g1", version, b"x")
+    first = await collect(store.tail("g1", 1), 12)
+    for version in range(30, 40):
+        await append(store, "g1", version, b"y")
+    await append(store, "g1", 40, b"end", final=True)
+    rest = [e async for e in store.tail("g1", first[-1].version + 1)]
+    assert [e.version for e in first + rest] == list(range(1, 42))
+
+
+async def test_a_tail_ends_after_the_final_event(store: RedisEventStore) -> None:
+    """Watching a finished game returns its whole log and stops."""
+    await store.create("g1", {}, events(b"a"))
+    await append(store, "g1", 1, b"end", final=True)
+    assert [e.version async for e in store.tail("g1", 1)] == [1, 2]
+
+
+async def test_snapshots_keep_the_newest(store: RedisEventStore) -> None:
+    """A snapshot is stored with its version and tag; an older one never replaces a newer one."""
+    assert await store.load_snapshot("g1") is None
+    await store.save_snapshot("g1", 100, "tag", b"state-100")
+    await store.save_snapshot("g1", 50, "tag", b"state-50")
+    assert await store.load_snapshot("g1") == (100, "tag", b"state-100")
+    await store.save_snapshot("g1", 200, "tag2", b"state-200")
+    assert await store.load_snapshot("g1") == (200, "tag2", b"state-200")
+
+
+async def test_index_lists_games_newest_first_by_game_and_status(store: RedisEventStore) -> None:
+    """Games are listed newest first, filtered by game and by status, page by page."""
+    for i, name in enumerate(["oldmen", "verraeter", "oldmen", "oldmen"]):
+        await store.create(f"g{i}", {"game": name, "status": "running"}, events(b"a"))
+    await store.append(
+        "g2", events(b"end"), expected_version=1, command_id="x", digest="d", seat=0, meta={"status": "finished"}
+    )
+    everything = await store.list_games(game="", status="", limit=10, cursor="")
+    assert [g["game_id"] for g in everything.games] == ["g3", "g2", "g1", "g0"]
+    oldmen = await store.list_games(game="oldmen", status="", limit=2, cursor="")
+    assert [g["game_id"] for g in oldmen.games] == ["g3", "g2"] and oldmen.next_cursor
+    rest = await store.list_games(game="oldmen", status="", limit=2, cursor=oldmen.next_cursor)
+    assert [g["game_id"] for g in rest.games] == ["g0"] and rest.next_cursor == ""
+    finished = await store.list_games(game="", status="finished", limit=10, cursor="")
+    assert [g["game_id"] for g in finished.games] == ["g2"]
+    running_oldmen = await store.list_games(game="oldmen", status="running", limit=10, cursor="")
+    assert [g["game_id"] for g in running_oldmen.games] == ["g3", "g0"]
+
+
+async def test_set_meta_if_absent_claims_once(store: RedisEventStore) -> None:
+    """Only the first of two claims of the same field succeeds."""
+    await store.create("g1", {}, events(b"a"))
+    results = await asyncio.gather(
+        store.set_meta_if_absent("g1", "seat:0", "alice"), store.set_meta_if_absent("g1", "seat:0", "bob")
+    )
+    assert sorted(results) == [False, True]
+
+
+async def test_keys_of_a_game_share_one_cluster_slot(store: RedisEventStore, key_prefix: str) -> None:
+    """Every key of a game carries the same hash tag, so a Redis Cluster keeps them in one slot."""
+    keys = Keys(key_prefix)
+    tagged = [keys.log("abc"), keys.meta("abc"), keys.commands("abc"), keys.snapshot("abc")]
+    assert all("{g:abc}" in k for k in tagged)

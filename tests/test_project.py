@@ -1,0 +1,62 @@
+"""The project's own standards, checked by the test suite: architecture contracts, proto lint, the
+Dockerfile lint, and the error table documented for clients."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+
+from service.app.errors import ERRORS
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def _run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_import_contracts_hold() -> None:
+    """Engines import no I/O, clock or randomness; the client imports no server code; layers point down."""
+    result = _run(str(BIN / "lint-imports"))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_protos_follow_the_buf_style_guide() -> None:
+    """buf lint (STANDARD rules) passes on proto/."""
+    result = _run(str(BIN / "buf"), "lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    """The server image's Dockerfile has no hadolint findings (Docker itself cannot run here)."""
+    result = _run(str(BIN / "hadolint"), "Dockerfile")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dockerfile_runs_as_non_root_with_a_health_check() -> None:
+    """The image drops root and checks the server's health."""
+    text = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^USER\s+(?!root)\S+", text, re.MULTILINE)
+    assert re.search(r"^HEALTHCHECK\s", text, re.MULTILINE)
+
+
+def test_error_table_in_the_proto_matches_the_server() -> None:
+    """errors.proto documents exactly the reasons the server uses, with the same gRPC code and HTTP status."""
+    text = (ROOT / "proto/parlour/v1/errors.proto").read_text()
+    rows = re.findall(r"^// \| ([a-z_]+/[a-z_]+)\s*\| ([A-Z_]+)\s*\| (\d{3})\s*\|", text, re.MULTILINE)
+    documented = {reason: (code, int(status)) for reason, code, status in rows}
+    served = {reason: (kind.grpc_code.name, kind.http_status) for reason, kind in ERRORS.items()}
+    assert documented == served
+    assert all(isinstance(kind.grpc_code, grpc.StatusCode) for kind in ERRORS.values())
+
+
+def test_generated_code_is_not_tracked() -> None:
+    """Code generated from proto/ is made by the build and never committed (so it cannot go stale)."""
+    result = _run("git", "ls-files", "clients/python/parlour/v1")
+    assert result.returncode == 0
+    assert result.stdout.strip() == ""
