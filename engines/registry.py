@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from engines.contract import AnyGame
 from engines.oldmen import OLDMEN
+from engines.verraeter import VERRAETER
 
-__all__ = ["GAMES", "get_game", "game_names"]
+__all__ = ["GAMES", "game_names", "get_game"]
 
-GAMES: tuple[AnyGame, ...] = (OLDMEN,)
+GAMES: tuple[AnyGame, ...] = (OLDMEN, VERRAETER)
 
 _BY_NAME = {game.spec.name: game for game in GAMES}
 

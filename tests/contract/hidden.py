@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from parlour.v1 import oldmen_pb2
+from parlour.v1 import oldmen_pb2, verraeter_pb2
 
 Variant = Callable[[list[Any], int], list[list[Any]]]
 
@@ -48,4 +48,22 @@ def _oldmen(events: list[oldmen_pb2.OldmenEvent], seat: int) -> list[list[oldmen
     return variants
 
 
-VARIANTS: dict[str, Variant] = {"oldmen": _oldmen}
+def _verraeter(events: list[verraeter_pb2.VerraeterEvent], seat: int) -> list[list[verraeter_pb2.VerraeterEvent]]:
+    variants = []
+    swapped = _copy(events)  # swap the first card of two other seats' starting hands
+    hands = [e.hand_dealt for e in swapped if e.WhichOneof("kind") == "hand_dealt" and e.hand_dealt.seat != seat]
+    if len(hands) >= 2:
+        a, b = hands[:2]
+        a.values[0], b.values[0] = b.values[0], a.values[0]
+        variants.append(swapped)
+    reordered = _copy(events)  # reverse the face-down draw deck
+    for event in reordered:
+        if event.WhichOneof("kind") == "supply_shuffled":
+            order = list(event.supply_shuffled.order)[::-1]
+            del event.supply_shuffled.order[:]
+            event.supply_shuffled.order.extend(order)
+    variants.append(reordered)
+    return variants
+
+
+VARIANTS: dict[str, Variant] = {"oldmen": _oldmen, "verraeter": _verraeter}

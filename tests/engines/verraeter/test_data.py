@@ -1,0 +1,64 @@
+"""Game data of Verräter: the data file, the VP table, the option list (rules section 1, D1, D15, D24, D25)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from engines.verraeter import VERRAETER
+from engines.verraeter.data import load_data
+from engines.verraeter.flow import DATA
+from parlour.v1 import verraeter_pb2 as pb
+from tests.engines.verraeter.helpers import BUILDER, DIPLOMAT5, FARMER, STRATEGIST, TRAITOR, drafted, new_game, play_all
+
+
+def test_base_strengths_and_the_sourced_vp_value() -> None:
+    """Bases are 0/3/5/7/10/15 and a river conquered by 2 winners gives 4 VP each (the one sourced value)."""
+    types = {t.id: t for t in DATA.land_types}
+    assert [types[t].base for t in ("wild", "meadow", "river", "forest", "village", "city")] == [0, 3, 5, 7, 10, 15]
+    assert types["river"].points(2) == 4
+    assert types["city"].points(0) == 0
+
+
+def test_both_sets_share_one_type_table() -> None:
+    """Set A and set B cards of a type carry the same numbers (D25): each card names only its type."""
+    by_type: dict[str, list[str]] = {}
+    for land in DATA.lands:
+        by_type.setdefault(land.type, []).append(land.id)
+    assert all(len(ids) == 2 for ids in by_type.values())
+
+
+def test_supply_deck_is_twenty_three_cards_worth_ninety() -> None:
+    """The base supply deck is 5x2, 5x3, 5x4, 5x5, 2x6, 1x8 (D1)."""
+    assert len(DATA.supply_base) == 23 and sum(DATA.supply_base) == 90
+    assert len(DATA.supply_five_player) == 4
+
+
+def test_bad_data_is_rejected_with_the_entry_named() -> None:
+    """A data file with an unknown land type or a short VP table does not load."""
+    raw = json.loads(resources.files("engines.verraeter").joinpath("verraeter.json").read_text(encoding="utf-8"))
+    raw["lands"][0]["type"] = "swamp"
+    with pytest.raises(ValueError, match="wild-A"):
+        load_data(json.dumps(raw))
+    raw["lands"][0]["type"] = "wild"
+    raw["land_types"][0]["vp"] = [3, 2]
+    with pytest.raises(ValueError, match="wild"):
+        load_data(json.dumps(raw))
+
+
+def test_options_are_string_valued_with_documented_defaults() -> None:
+    """Options: random start hand, random layout, refill cap on, provisional Mercenary off."""
+    defaults = {o.name: o.default for o in VERRAETER.spec.options}
+    assert defaults == {"start_hand": "random", "land_layout": "random", "refill_cap": "true", "mercenary": "false"}
+    mercenary = next(o for o in VERRAETER.spec.options if o.name == "mercenary")
+    assert "PROVISIONAL" in mercenary.description
+
+
+def test_only_diplomat2_draws_a_card() -> None:
+    """The Diplomat +5 holder draws nothing in the refill; only the Diplomat +2 does (D7)."""
+    state = drafted(new_game(4, deck=[2] * 10), 0, {0: DIPLOMAT5, 1: FARMER, 2: TRAITOR, 3: STRATEGIST}, hidden=BUILDER)
+    _, events = play_all(state, {})
+    draws = {(e.cards_drawn.seat, e.cards_drawn.source) for e in events if e.WhichOneof("kind") == "cards_drawn"}
+    assert {source for seat, source in draws if seat == 0} == {pb.VERRAETER_DRAW_SOURCE_ESTATE}
