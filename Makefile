@@ -7,10 +7,16 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 GEN    := clients/python/parlour/v1
 PROTOS := $(wildcard proto/parlour/v1/*.proto)
+# google/api/annotations.proto (REST routes), vendored for offline builds; its Python module comes from
+# the googleapis-common-protos package, so only proto/ is generated.
+GOOGLEAPIS := third_party/googleapis
+# The browser the web page's tests drive (Debian's package by default).
+CHROMIUM ?= /usr/bin/chromium
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Space-separated extra arguments for `make run`, e.g. make run ARGS="--redis redis://localhost:6379/0"
 ARGS   ?=
 
-.PHONY: install proto run test lint format bench clean
+.PHONY: install proto run test browser lint format bench clean
 
 install: $(VENV)/.installed $(GEN)/.generated
 
@@ -23,20 +29,29 @@ $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml constraints.txt
 # Generated code is never committed and never edited: it is made here from proto/ whenever a .proto
 # file is newer than the last generation.
 proto: $(GEN)/.generated
-$(GEN)/.generated: $(PROTOS) $(VENV)/.installed
+$(GEN)/.generated: $(PROTOS) $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV)/.installed
 	rm -rf $(GEN)
 	mkdir -p $(GEN)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto \
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto -I$(GOOGLEAPIS) \
 	  --python_out=clients/python --grpc_python_out=clients/python \
-	  --mypy_out=clients/python --mypy_grpc_out=clients/python $(PROTOS) > $(VENV)/protoc.log 2>&1 \
+	  --mypy_out=clients/python --mypy_grpc_out=clients/python \
+	  --include_source_info --descriptor_set_out=$(GEN)/descriptors.binpb $(PROTOS) > $(VENV)/protoc.log 2>&1 \
 	  || { cat $(VENV)/protoc.log; exit 1; }
 	touch $(GEN)/__init__.py $@
 
 run: install
 	$(BIN)/parlour serve $(ARGS)
 
-test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+test: install browser
+	PARLOUR_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The web page's tests drive Debian's chromium through Playwright (no browser is downloaded); installed
+# here when missing, so a fresh machine needs nothing by hand.
+browser: $(CHROMIUM)
+$(CHROMIUM):
+	@command -v apt-get >/dev/null || { echo "install chromium (or set CHROMIUM=/path/to/chromium)"; exit 1; }
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium
 
 lint: install
 	$(BIN)/ruff check .

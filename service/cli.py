@@ -27,8 +27,15 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     parser.add_argument("--host", default=None, help="address to listen on (default 0.0.0.0)")
     parser.add_argument("--grpc-port", type=int, default=None, help="gRPC port (default 50051; 0 picks a free one)")
-    parser.add_argument("--redis", metavar="URL", default=None, help="Redis URL (or PARLOUR_REDIS_URL); default: embedded")
-    parser.add_argument("--data-dir", metavar="DIR", default=None, help="where the embedded Redis keeps its files (default ./data)")
+    parser.add_argument(
+        "--http-port", type=int, default=None, help="REST/JSON and web page port (default 8080; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--redis", metavar="URL", default=None, help="Redis URL (or PARLOUR_REDIS_URL); default: embedded"
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", default=None, help="where the embedded Redis keeps its files (default ./data)"
+    )
     parser.add_argument("--key-prefix", default=None, help="prefix of every Redis key (default parlour)")
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
@@ -40,6 +47,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     overrides = {
         "grpc_host": args.host,
         "grpc_port": args.grpc_port,
+        "http_host": args.host,
+        "http_port": args.http_port,
         "redis_url": args.redis,
         "data_dir": Path(args.data_dir) if args.data_dir else None,
         "key_prefix": args.key_prefix,
@@ -48,6 +57,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     if not 0 <= settings.grpc_port <= 65535:
         raise SystemExit(f"parlour serve: --grpc-port must be 0 to 65535, not {settings.grpc_port}")
+    if not 0 <= settings.http_port <= 65535:
+        raise SystemExit(f"parlour serve: --http-port must be 0 to 65535, not {settings.http_port}")
     return replace(settings, log_json=args.log_format == "json")
 
 
@@ -74,5 +85,11 @@ async def _run(settings: Settings) -> None:
     await app.start()
     where = "embedded Redis in " + str(settings.data_dir) if not settings.redis_url else settings.redis_url
     print(f"Parlour gRPC on {settings.grpc_host}:{app.grpc_port} (Redis: {where}); Ctrl-C stops", flush=True)
+    print(f"Parlour REST/JSON and web page on http://{_visible(settings.http_host)}:{app.http_port}/", flush=True)
     await stop.wait()
     await app.stop()
+
+
+def _visible(host: str) -> str:
+    """An address a browser on this machine can open for a server listening on ``host``."""
+    return "localhost" if host in ("0.0.0.0", "::", "") else host

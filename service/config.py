@@ -14,8 +14,13 @@ __all__ = ["Settings"]
 class Settings:
     """Everything the composition root needs to build a server."""
 
-    grpc_host: str = "0.0.0.0"  # noqa: S104 - a server listens on all interfaces unless told otherwise
+    grpc_host: str = "0.0.0.0"
     grpc_port: int = 50051
+    #: The REST/JSON gateway and the web page (same process, same application as gRPC).
+    http_host: str = "0.0.0.0"
+    http_port: int = 8080
+    #: Files of the web page served at ``/``; None: the repository's ``clients/web`` when it exists.
+    web_dir: Path | None = None
     #: Redis URL (``redis://host:port/db``); empty: start an embedded Redis with its files in ``data_dir``.
     redis_url: str = ""
     data_dir: Path = field(default_factory=lambda: Path("data"))
@@ -29,12 +34,17 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``,
-        ``PARLOUR_KEY_PREFIX`` and ``PARLOUR_LOG_LEVEL``. Raises ValueError naming a bad value."""
+        """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
+        ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX`` and ``PARLOUR_LOG_LEVEL``.
+        Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
         settings = cls()
         if "PARLOUR_GRPC_PORT" in env:
             settings = replace(settings, grpc_port=_port(env["PARLOUR_GRPC_PORT"], "PARLOUR_GRPC_PORT"))
+        if "PARLOUR_HTTP_PORT" in env:
+            settings = replace(settings, http_port=_port(env["PARLOUR_HTTP_PORT"], "PARLOUR_HTTP_PORT"))
+        if "PARLOUR_WEB_DIR" in env:
+            settings = replace(settings, web_dir=Path(env["PARLOUR_WEB_DIR"]))
         if "PARLOUR_REDIS_URL" in env:
             settings = replace(settings, redis_url=env["PARLOUR_REDIS_URL"])
         if "PARLOUR_DATA_DIR" in env:

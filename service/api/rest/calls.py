@@ -1,0 +1,125 @@
+"""Calling a gRPC servicer's method from HTTP, and turning its outcome into an HTTP status and body.
+
+The REST gateway runs the very handlers the gRPC server runs (same decoding of fields, same use case,
+same error wrapper), through :class:`HttpCallContext`, a stand-in for ``grpc.aio.ServicerContext`` that
+carries the ``Authorization`` header as metadata and turns an abort into :class:`CallAbortedError`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from parlour.v1 import errors_pb2
+from service.api.grpc_errors import REASON_KEY
+from service.app.errors import ERRORS, ServiceError
+
+__all__ = [
+    "CallAbortedError",
+    "HttpCallContext",
+    "HttpError",
+    "call_stream",
+    "call_unary",
+    "encode_json",
+    "error_body",
+]
+
+#: HTTP statuses for gRPC codes, for an abort that carries no reason of the error table (the mapping of
+#: google.rpc.Code to HTTP that gRPC-gateway and Google's APIs use).
+_HTTP_BY_CODE: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.OUT_OF_RANGE: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.CANCELLED: 499,
+    grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """A failed call as HTTP sends it: a status and an ErrorDetail (reason and sentence)."""
+
+    status: int
+    reason: str
+    message: str
+
+    @classmethod
+    def of(cls, error: ServiceError) -> HttpError:
+        """The HTTP form of a service error, by the one error table."""
+        return cls(error.kind.http_status, error.reason, error.message)
+
+
+def error_body(error: HttpError) -> str:
+    """The JSON body of an error response: ``parlour.v1.ErrorDetail`` in the canonical JSON mapping."""
+    return encode_json(errors_pb2.ErrorDetail(reason=error.reason, message=error.message))
+
+
+def encode_json(message: Message) -> str:
+    """A message in Protobuf's canonical JSON mapping, on one line, fields with default values included
+    (so a browser finds ``seat: 0`` rather than nothing)."""
+    data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+class CallAbortedError(Exception):
+    """A handler aborted the call; ``error`` is what to answer over HTTP."""
+
+    def __init__(self, error: HttpError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _aborted(code: grpc.StatusCode, details: str, metadata: Sequence[tuple[str, Any]]) -> CallAbortedError:
+    reason = next((str(v) for k, v in metadata if k == REASON_KEY), "")
+    if reason in ERRORS:
+        return CallAbortedError(HttpError(ERRORS[reason].http_status, reason, details))
+    return CallAbortedError(HttpError(_HTTP_BY_CODE.get(code, 500), reason or f"grpc/{code.name.lower()}", details))
+
+
+class HttpCallContext:
+    """What a servicer method needs of ``grpc.aio.ServicerContext``, for a call that came over HTTP.
+
+    The invocation metadata is the ``authorization`` header (when sent); ``abort`` and
+    ``abort_with_status`` raise :class:`CallAbortedError`. Other context features are not offered.
+    """
+
+    def __init__(self, authorization: str | None) -> None:
+        self._metadata: tuple[tuple[str, str], ...] = (("authorization", authorization),) if authorization else ()
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The request metadata: the ``authorization`` header, if any."""
+        return self._metadata
+
+    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata: Sequence[Any] = ()) -> None:
+        """End the call with ``code``; raises CallAbortedError."""
+        raise _aborted(code, details, trailing_metadata)
+
+    async def abort_with_status(self, status: Any) -> None:
+        """End the call with a ``grpc.Status``; raises CallAbortedError."""
+        raise _aborted(status.code, status.details, status.trailing_metadata or ())
+
+
+async def call_unary(servicer: object, name: str, request: Message, context: HttpCallContext) -> Message:
+    """Run the unary method ``name`` of ``servicer``. Raises CallAbortedError when the handler aborts."""
+    reply: Message = await getattr(servicer, name)(request, context)
+    return reply
+
+
+def call_stream(servicer: object, name: str, request: Message, context: HttpCallContext) -> AsyncIterator[Message]:
+    """Start the server-streaming method ``name``; iterating raises CallAbortedError when the handler aborts."""
+    stream: AsyncIterator[Message] = getattr(servicer, name)(request, context)
+    return stream

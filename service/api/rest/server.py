@@ -1,0 +1,210 @@
+"""The HTTP server: REST/JSON routes of gRPC services, their OpenAPI document, and the web page.
+
+Every request is answered in JSON, errors included: an ErrorDetail (``reason`` and ``message``) with the
+status of the one error table. Requests to a route that does not exist get 404 with reason
+``http/not_found``, a wrong verb 405 with ``http/method_not_allowed`` (transport-level reasons, not
+in the table because no rpc returns them). A body over the size limit gets 413 ``request/too_large``, a
+body or query that does not fit the request message 400 ``request/invalid``. An unexpected failure is a
+500 with reason ``server/internal`` and no details (they go to the log).
+
+Responses allow any origin (CORS), since the token travels in a header, not a cookie.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+from aiohttp import web
+from google.protobuf.descriptor import ServiceDescriptor
+
+from service.api.rest.calls import (
+    CallAbortedError,
+    HttpCallContext,
+    HttpError,
+    call_stream,
+    call_unary,
+    encode_json,
+    error_body,
+)
+from service.api.rest.comments import proto_comments
+from service.api.rest.openapi import openapi_document
+from service.api.rest.routes import Route, decode_request, routes_of
+from service.api.rest.sse import RESUMABLE, resume_request, stream_events
+from service.app.errors import ServiceError
+
+__all__ = ["HttpServer", "build_http_server"]
+
+log = structlog.get_logger("parlour.http")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
+    "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+    "Access-Control-Max-Age": "3600",
+}
+
+
+def _json_error(error: HttpError) -> web.Response:
+    return web.Response(status=error.status, text=error_body(error), content_type="application/json")
+
+
+async def _respond_error(error: HttpError) -> web.StreamResponse:
+    return _json_error(error)
+
+
+def _bearer(request: web.Request) -> str | None:
+    return request.headers.get("Authorization")
+
+
+@dataclass(frozen=True)
+class _Settings:
+    max_body_bytes: int
+    heartbeat: float
+    first_reply_grace: float
+
+
+def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
+    """The aiohttp handler of one route: decode, call the servicer's method, encode."""
+    name = route.method.name
+    resume = RESUMABLE.get(route.method.full_name)
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if request.content_length is not None and request.content_length > settings.max_body_bytes:
+            raise ServiceError("request/too_large", f"the body may be at most {settings.max_body_bytes} bytes")
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge as error:
+            raise ServiceError(
+                "request/too_large", f"the body may be at most {settings.max_body_bytes} bytes"
+            ) from error
+        query = {key: request.query.getall(key) for key in request.query}
+        message = decode_request(route, request.match_info, query, body)
+        context = HttpCallContext(_bearer(request))
+        if not route.server_streaming:
+            reply = await call_unary(servicer, name, message, context)
+            return web.Response(text=encode_json(reply), content_type="application/json")
+        if resume is not None:
+            resume_request(message, resume, request.headers.get("Last-Event-ID"))
+        replies = call_stream(servicer, name, message, context)
+        return await stream_events(
+            request,
+            replies,
+            resume,
+            heartbeat=settings.heartbeat,
+            first_reply_grace=settings.first_reply_grace,
+            on_error=_respond_error,
+        )
+
+    return handle
+
+
+@web.middleware
+async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure as a JSON ErrorDetail; CORS headers on every response."""
+    if request.method == "OPTIONS":
+        return web.Response(status=204, headers=_CORS)
+    try:
+        response = await handler(request)
+    except ServiceError as error:
+        log.info("request rejected", path=request.path, reason=error.reason, message=error.message)
+        response = _json_error(HttpError.of(error))
+    except CallAbortedError as aborted:
+        response = _json_error(aborted.error)
+    except web.HTTPMethodNotAllowed as error:
+        allowed = ", ".join(sorted(error.allowed_methods))
+        text = f"{request.method} is not allowed on {request.path}; use {allowed}"
+        response = _json_error(HttpError(405, "http/method_not_allowed", text))
+        response.headers["Allow"] = allowed
+    except web.HTTPNotFound:
+        text = f"there is no route {request.path}; /openapi.json lists the routes"
+        response = _json_error(HttpError(404, "http/not_found", text))
+    except web.HTTPException as error:
+        response = _json_error(
+            HttpError(error.status, "http/" + error.reason.lower().replace(" ", "_"), error.text or "")
+        )
+    except Exception:
+        log.exception("request failed", path=request.path)
+        response = _json_error(HttpError(500, "server/internal", "the server failed; the error is in its log"))
+    if not response.prepared:
+        response.headers.update(_CORS)
+    return response
+
+
+def _static(web_dir: Path) -> Handler:
+    """Files of the web page; ``/`` is ``index.html``. Paths leaving ``web_dir`` are not found."""
+    root = web_dir.resolve()
+
+    async def serve(request: web.Request) -> web.StreamResponse:
+        relative = request.match_info.get("path", "") or "index.html"
+        target = (root / relative).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            raise web.HTTPNotFound()
+        content_type = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        return web.FileResponse(target, headers={"Cache-Control": "no-cache", "Content-Type": content_type})
+
+    return serve
+
+
+@dataclass
+class HttpServer:
+    """A built HTTP server; ``port`` is the bound port once started (useful when asked for port 0)."""
+
+    app: web.Application
+    host: str
+    port: int
+    routes: list[Route] = field(default_factory=list)
+    _runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        """Bind and start serving."""
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        bound = self._runner.addresses[0]
+        self.port = int(bound[1])
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Stop serving (open event streams are closed)."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+
+def build_http_server(
+    services: Sequence[tuple[ServiceDescriptor, object]],
+    *,
+    host: str,
+    port: int,
+    max_body_bytes: int,
+    web_dir: Path | None = None,
+    heartbeat: float = 15.0,
+    first_reply_grace: float = 0.5,
+) -> HttpServer:
+    """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
+    e.g. the gRPC servicer), with ``/openapi.json`` and, when ``web_dir`` is given, its files at ``/``.
+    Not started: call ``start()``."""
+    settings = _Settings(max_body_bytes, heartbeat, first_reply_grace)
+    app = web.Application(middlewares=[_errors], client_max_size=max_body_bytes)
+    routes: list[Route] = []
+    for descriptor, servicer in services:
+        for route in routes_of(descriptor):
+            app.router.add_route(route.verb, route.aiohttp_path, _handler(route, servicer, settings))
+            routes.append(route)
+    document = openapi_document(routes, title="Parlour", version="v1", comments=proto_comments())
+    openapi_text = json.dumps(document, indent=1)
+
+    async def openapi(_: web.Request) -> web.Response:
+        return web.Response(text=openapi_text, content_type="application/json")
+
+    app.router.add_get("/openapi.json", openapi)
+    if web_dir is not None:
+        serve = _static(web_dir)
+        app.router.add_get("/", serve)
+        app.router.add_get("/{path:(?!v1/).+}", serve)
+    return HttpServer(app=app, host=host, port=port, routes=routes)

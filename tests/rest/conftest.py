@@ -1,0 +1,22 @@
+"""A server for the REST tests (one per session, in its own thread) and a JSON-over-HTTP client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import aiohttp
+import pytest
+
+from tests.rest.harness import JsonClient, RunningServer, server_in_thread
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    with server_in_thread(tmp_path_factory.mktemp("rest-server")) as running:
+        yield running
+
+
+@pytest.fixture
+async def api(server: RunningServer) -> AsyncIterator[JsonClient]:
+    async with aiohttp.ClientSession() as session:
+        yield JsonClient(session, server.http_url)

@@ -1,0 +1,136 @@
+"""Every error class over REST: the status of the one error table and an ErrorDetail JSON body."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any
+
+import aiohttp
+import pytest
+
+from service.app.errors import ERRORS
+from tests.rest.harness import HttpError, JsonClient, RunningServer
+from tests.rest.play import create_with_seats, play_to_end
+
+SEEN: set[str] = set()
+
+
+async def expect(status: int, reason: str, call: Any) -> dict[str, Any]:
+    """Await ``call``; it must fail with ``status`` and an ErrorDetail naming ``reason`` and a sentence."""
+    with pytest.raises(HttpError) as caught:
+        await call
+    assert (caught.value.status, caught.value.body.get("reason")) == (status, reason), caught.value.body
+    assert set(caught.value.body) == {"reason", "message"}
+    assert len(caught.value.body["message"]) > 10
+    if reason in ERRORS:
+        assert ERRORS[reason].http_status == status
+    SEEN.add(reason)
+    return caught.value.body
+
+
+async def _pending_view(api: JsonClient, game_id: str, tokens: dict[int, str]) -> tuple[int, dict[str, Any]]:
+    spectator = (await api.call("GET", f"/v1/games/{game_id}/view"))["view"]
+    seat = spectator["pendingSeats"][0]
+    return seat, (await api.call("GET", f"/v1/games/{game_id}/view", token=tokens[seat], seat=seat))["view"]
+
+
+def _submit(api: JsonClient, game_id: str, seat: int, token: str | None, command: Any, **extra: Any) -> Any:
+    body = {"seat": seat, "command": command, "commandId": extra.pop("command_id", uuid.uuid4().hex), **extra}
+    return api.call("POST", f"/v1/games/{game_id}/commands", body, token=token)
+
+
+async def test_requests_that_cannot_be_understood_are_400(api: JsonClient, server: RunningServer) -> None:
+    async with aiohttp.ClientSession() as session:
+        async with session.post(server.http_url + "/v1/games", data=b"{not json") as reply:
+            assert reply.status == 400
+            assert (await reply.json())["reason"] == "request/invalid"
+        async with session.post(server.http_url + "/v1/games", data=b"[1, 2]") as reply:
+            assert (reply.status, (await reply.json())["reason"]) == (400, "request/invalid")
+    await expect(400, "request/invalid", api.call("POST", "/v1/games", {"game": "oldmen", "seats": "three"}))
+    await expect(400, "request/invalid", api.call("POST", "/v1/games", {"game": "oldmen", "nonsense": 1}))
+    await expect(400, "request/invalid", api.call("GET", "/v1/games", **{"from": 1}))
+    await expect(400, "request/invalid", api.call("GET", "/v1/games", pageSize="-3"))
+    await expect(400, "game/unknown_type", api.call("POST", "/v1/games", {"game": "chess", "seats": 2}))
+    await expect(400, "game/bad_config", api.call("POST", "/v1/games", {"game": "oldmen", "seats": 9}))
+
+
+async def test_unknown_games_and_routes_are_404(api: JsonClient) -> None:
+    await expect(404, "game/not_found", api.call("GET", "/v1/games/doesnotexist"))
+    await expect(404, "game/not_found", api.call("GET", "/v1/games/doesnotexist/events"))
+    await expect(404, "http/not_found", api.call("GET", "/v1/nowhere"))
+    await expect(405, "http/method_not_allowed", api.call("DELETE", "/v1/games"))
+
+
+async def test_seats_and_tokens(api: JsonClient) -> None:
+    game_id = (await api.call("POST", "/v1/games", {"game": "oldmen", "seats": 3}))["game"]["gameId"]
+    claims = [await api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": f"p{n}", "seat": n}) for n in (0, 1)]
+    await expect(409, "seat/taken", api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": "x", "seat": 0}))
+    await api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": "p2"})
+    await expect(409, "seat/none_free", api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": "late"}))
+    await expect(400, "request/invalid", api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": ""}))
+    view = f"/v1/games/{game_id}/view"
+    await expect(401, "auth/missing_token", api.call("GET", view, seat=0))
+    await expect(401, "auth/bad_token", api.call("GET", view, seat=0, token="not-a-token"))
+    await expect(403, "auth/wrong_seat", api.call("GET", view, seat=0, token=claims[1]["seatToken"]))
+    assert (await api.call("GET", view, seat=0, token=claims[0]["seatToken"]))["view"]["seat"] == 0
+
+
+async def test_commands_that_are_not_allowed_now_are_409_and_malformed_ones_400(api: JsonClient) -> None:
+    game_id, tokens = await create_with_seats(api, "oldmen", 3)
+    seat, view = await _pending_view(api, game_id, tokens)
+    hand = {(c["colour"], c["value"]) for c in view["oldmen"]["seats"][seat]["hand"]}
+    colour, value = next(
+        (c, v) for c in ("OLDMEN_COLOUR_RED", "OLDMEN_COLOUR_BLUE") for v in range(1, 11) if (c, v) not in hand
+    )
+    not_in_hand = {"oldmen": {"playCard": {"card": {"colour": colour, "value": value}}}}
+    legal = view["legalCommands"][0]
+    other = next(s for s in tokens if s != seat)
+    await expect(409, "command/illegal", _submit(api, game_id, seat, tokens[seat], not_in_hand))
+    await expect(409, "command/not_your_turn", _submit(api, game_id, other, tokens[other], legal))
+    stale = int(view["version"]) - 1
+    await expect(409, "game/stale_version", _submit(api, game_id, seat, tokens[seat], legal, expectedVersion=stale))
+    await expect(400, "command/malformed", _submit(api, game_id, seat, tokens[seat], {}))
+    await expect(400, "command/malformed", _submit(api, game_id, seat, tokens[seat], {"verraeter": {}}))
+    await expect(401, "auth/missing_token", _submit(api, game_id, seat, None, legal))
+    await expect(403, "auth/wrong_seat", _submit(api, game_id, seat, tokens[other], legal))
+    await expect(400, "request/invalid", _submit(api, game_id, seat, tokens[seat], legal, command_id=""))
+    first = await _submit(api, game_id, seat, tokens[seat], legal, command_id="once")
+    again = await _submit(api, game_id, seat, tokens[seat], legal, command_id="once")
+    assert (again["duplicate"], again["version"]) == (True, first["version"])
+    await expect(400, "command/id_reused", _submit(api, game_id, seat, tokens[seat], not_in_hand, command_id="once"))
+    await play_to_end(api, game_id, tokens, random.Random(1))
+    await expect(409, "game/over", _submit(api, game_id, seat, tokens[seat], legal))
+
+
+async def test_oversized_bodies_are_413(api: JsonClient, server: RunningServer) -> None:
+    limit = server.app.settings.max_message_bytes
+    big = {"game": "oldmen", "seats": 3, "options": {"padding": "x" * limit}}
+    await expect(413, "request/too_large", api.call("POST", "/v1/games", big))
+    async with aiohttp.ClientSession() as session:
+
+        async def chunks() -> Any:
+            for _ in range(limit // 1000 + 2):
+                yield b" " * 1000
+
+        async with session.post(server.http_url + "/v1/games", data=chunks()) as reply:
+            assert (reply.status, (await reply.json())["reason"]) == (413, "request/too_large")
+
+
+async def test_a_bad_last_event_id_is_400(server: RunningServer, api: JsonClient) -> None:
+    game_id, _ = await create_with_seats(api, "oldmen", 3)
+    async with aiohttp.ClientSession() as session:
+        url = f"{server.http_url}/v1/games/{game_id}:watch"
+        async with session.get(url, headers={"Last-Event-ID": "yesterday"}) as reply:
+            assert (reply.status, (await reply.json())["reason"]) == (400, "request/invalid")
+        async with session.get(f"{server.http_url}/v1/games/nothere:watch") as reply:
+            assert (reply.status, (await reply.json())["reason"]) == (404, "game/not_found")
+        async with session.get(url + "?seat=1") as reply:
+            assert (reply.status, (await reply.json())["reason"]) == (401, "auth/missing_token")
+
+
+def test_every_reason_of_the_error_table_was_seen_over_rest() -> None:
+    """Runs after the tests above (file order): each reason of the table came back with its status."""
+    if not SEEN:
+        pytest.skip("checks what the other tests of this module saw; run the whole module")
+    assert set(ERRORS) - SEEN == set()
