@@ -23,7 +23,7 @@ from service.app.records import GameRecord, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
 
-__all__ = ["Outcome", "Submission", "apply_command"]
+__all__ = ["Outcome", "Submission", "apply_command", "prior_outcome"]
 
 _MAX_ATTEMPTS = 8
 
@@ -119,9 +119,21 @@ async def _duplicate_or(store: EventStore, sub: Submission, error: ServiceError)
 
 
 async def _first_outcome(store: EventStore, sub: Submission, first: int, last: int) -> Outcome:
-    stored = await store.read(sub.record.game_id, first, last - first + 1)
-    events = [client_event(sub.record.game, e, sub.seat, finished=False) for e in stored]
+    return await _stored_outcome(store, sub.record, sub.seat, first, last)
+
+
+async def _stored_outcome(store: EventStore, record: GameRecord, seat: int, first: int, last: int) -> Outcome:
+    stored = await store.read(record.game_id, first, last - first + 1)
+    events = [client_event(record.game, e, seat, finished=False) for e in stored]
     return Outcome(game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True))
+
+
+async def prior_outcome(store: EventStore, record: GameRecord, seat: int, command_id: str) -> Outcome | None:
+    """The first outcome of an already applied command id, or None if the id is new."""
+    prior = await store.find_command(record.game_id, command_id)
+    if prior is None:
+        return None
+    return await _stored_outcome(store, record, seat, prior[1], prior[2])
 
 
 def _stale(expected: int, current: int) -> ServiceError:

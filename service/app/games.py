@@ -14,14 +14,15 @@ from collections.abc import AsyncIterator
 import structlog
 
 from engines.contract import GameSpec
-from engines.envelope import unwrap_command, view_envelope
+from engines.envelope import unwrap_command, view_envelope, wrap_command
 from engines.errors import GameError
 from engines.registry import GAMES, get_game
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.access import authorize_seat
-from service.app.commands import Submission, apply_command
+from service.app.commands import Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error
 from service.app.events import client_event
+from service.app.observers import GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
 from service.app.tokens import hash_token, new_token
@@ -42,6 +43,18 @@ class Games:
         self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
         self._records: dict[str, GameRecord] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._observers: list[GameObserver] = []
+
+    def add_observer(self, observer: GameObserver) -> None:
+        """Tell ``observer`` about every game this process creates or changes from now on."""
+        self._observers.append(observer)
+
+    async def _notify(self, record: GameRecord) -> None:
+        if not self._observers:
+            return
+        loaded = await self._states.get(record.game_id, record.game)
+        for observer in self._observers:
+            await observer.game_changed(record.game_id, record.game, loaded.state, loaded.version)
 
     # --- catalogue ------------------------------------------------------------------------------------
 
@@ -105,7 +118,9 @@ class Games:
         game_id = secrets.token_hex(8)
         await self._store.create(game_id, new_meta(game, config), [NewEvent(e.SerializeToString()) for e in events])
         log.info("game created", game_id=game_id, game=name, seats=seats)
-        return await self.get_game(game_id)
+        summary = await self.get_game(game_id)
+        await self._notify(self._records[game_id])
+        return summary
 
     async def claim_seat(self, game_id: str, seat: int | None, player_name: str) -> tuple[int, str]:
         """Claim ``seat`` (the lowest free one when None) for ``player_name``; returns (seat, token)."""
@@ -177,17 +192,41 @@ class Games:
             inner = unwrap_command(record.game, command)
         except GameError as error:
             raise from_game_error(error) from error
-        submission = Submission(record, seat, command, inner, expected_version, command_id)
+        return await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
+
+    async def play_default(
+        self, game_id: str, seat: int, *, expected_version: int, command_id: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Play the game's default command for ``seat`` with the server's authority (no token), as when
+        the seat's clock ran out. Applied only at ``expected_version`` (game/stale_version otherwise), and
+        once per ``command_id`` however often it is retried, by however many servers."""
+        record = await self._record(game_id)
+        loaded = await self._states.get(game_id, record.game, at_least=expected_version)
+        if loaded.version != expected_version:
+            prior = await prior_outcome(self._store, record, seat, command_id)
+            if prior is not None:
+                return prior.response
+            raise ServiceError("game/stale_version", f"the game is at version {loaded.version}, not {expected_version}")
+        if record.game.is_over(loaded.state) or seat not in record.game.pending(loaded.state):
+            raise ServiceError("command/not_your_turn", f"seat {seat} need not act at version {expected_version}")
+        inner = record.game.default_command(loaded.state, seat)
+        command = wrap_command(record.game, inner)
+        return await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
+
+    async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
+        """Apply a submission under this process's per-game lock, then tell the observers."""
+        game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
         with structlog.contextvars.bound_contextvars(game_id=game_id, seat=seat, command_id=command_id):
             async with self._lock(game_id):
                 outcome = await apply_command(self._store, self._states, submission)
             if outcome.finished:
                 self._records.pop(game_id, None)
             response = outcome.response
-            log.info(
-                "command applied", kind=inner.WhichOneof("kind"), version=response.version, duplicate=response.duplicate
-            )
-            return response
+            kind = submission.inner.WhichOneof("kind")
+            log.info("command applied", kind=kind, version=response.version, duplicate=response.duplicate)
+        if not response.duplicate:
+            await self._notify(submission.record)
+        return response
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)
