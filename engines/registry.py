@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from engines.contract import AnyGame
+from engines.libertalia import LIBERTALIA
 from engines.oldmen import OLDMEN
 from engines.verraeter import VERRAETER
 
 __all__ = ["GAMES", "game_names", "get_game"]
 
-GAMES: tuple[AnyGame, ...] = (OLDMEN, VERRAETER)
+GAMES: tuple[AnyGame, ...] = (OLDMEN, VERRAETER, LIBERTALIA)
 
 _BY_NAME = {game.spec.name: game for game in GAMES}
 

@@ -66,4 +66,17 @@ def _verraeter(events: list[verraeter_pb2.VerraeterEvent], seat: int) -> list[li
     return variants
 
 
-VARIANTS: dict[str, Variant] = {"oldmen": _oldmen, "verraeter": _verraeter}
+def _libertalia(events: list[Any], seat: int) -> list[list[Any]]:
+    """Libertalia's setup hides only the bag's order: reverse the part of it no box has drawn yet."""
+    reordered = _copy(events)
+    started = [e.voyage_started for e in events if e.WhichOneof("kind") == "voyage_started"]
+    boxes = sum(len(box.tokens) for voyage in started for box in voyage.boxes)
+    for event in reordered:
+        if event.WhichOneof("kind") == "bag_filled":
+            order = list(event.bag_filled.tokens)
+            del event.bag_filled.tokens[:]
+            event.bag_filled.tokens.extend(order[:boxes] + order[boxes:][::-1])
+    return [reordered]
+
+
+VARIANTS: dict[str, Variant] = {"oldmen": _oldmen, "verraeter": _verraeter, "libertalia": _libertalia}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parlour.bots.base import Bot, RandomBot
+from parlour.bots.libertalia import LibertaliaGreedyBot
 from parlour.bots.verraeter import VerraeterGreedyBot
 
 __all__ = ["STRATEGIES", "Bot", "RandomBot", "make_bot"]
@@ -10,7 +11,7 @@ __all__ = ["STRATEGIES", "Bot", "RandomBot", "make_bot"]
 #: Strategy name -> {game name or "*" for any game -> bot class}.
 STRATEGIES: dict[str, dict[str, type[Bot]]] = {
     "random": {"*": RandomBot},
-    "greedy": {"verraeter": VerraeterGreedyBot},
+    "greedy": {"verraeter": VerraeterGreedyBot, "libertalia": LibertaliaGreedyBot},
 }
 
 

@@ -1,0 +1,95 @@
+"""Night abilities (rules 1.1, 3.5): one small function per character, keyed by rank in :data:`NIGHT`.
+
+Each takes ``(run, seat, actor, ability)`` like the daytime ones: ``actor`` is the ship card acting (the
+Witch when she copies). Night abilities touch only their owner's ship, supply and doubloons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
+from engines.libertalia.data import HOOK, NIGHT, NUMBERS, RELIC, SABER, has_timing
+from engines.libertalia.ops import GRAVEYARD, SHIP, Run, gain, move_card
+from engines.libertalia.state import Prompt, State
+from parlour.v1 import libertalia_pb2 as pb
+
+__all__ = ["NIGHT_ABILITIES", "NIGHT_PROMPTS", "WIND_NYMPH", "WITCH", "relic_night"]
+
+WITCH, WIND_NYMPH = 15, 37
+
+
+def _discard_if_in_ship(run: Run, seat: int, rank: int) -> None:
+    if rank in run.state.players[seat].ship:
+        move_card(run, seat, rank, SHIP, GRAVEYARD)
+
+
+def _plus_one(run: Run, seat: int, actor: int, ability: int) -> None:
+    gain(run, seat, 1)
+
+
+def _witch(run: Run, seat: int, actor: int, ability: int) -> None:
+    ask(run, Prompt(seat, pb.LIBERTALIA_CHOICE_KIND_WITCH_COPY, actor, ability))
+
+
+def _mutineer(run: Run, seat: int, actor: int, ability: int) -> None:
+    ship = run.state.players[seat].ship
+    if ship:
+        move_card(run, seat, min(ship), SHIP, GRAVEYARD)
+    gain(run, seat, 2)
+
+
+def _freed_prisoner(run: Run, seat: int, actor: int, ability: int) -> None:
+    gained = gain(run, seat, sum(1 for r in run.state.players[seat].ship if r > 20))
+    if gained >= 3:
+        _discard_if_in_ship(run, seat, actor)
+
+
+def _topman(run: Run, seat: int, actor: int, ability: int) -> None:
+    gain(run, seat, 4 - len(run.state.players[seat].ship))
+
+
+def _armorer(run: Run, seat: int, actor: int, ability: int) -> None:
+    supply = run.state.players[seat].supply
+    gain(run, seat, supply[SABER] + supply[HOOK])
+
+
+def _wind_nymph(run: Run, seat: int, actor: int, ability: int) -> None:
+    if set(run.state.nymphs) <= {seat}:
+        gain(run, seat, 2)
+    else:
+        _discard_if_in_ship(run, seat, WIND_NYMPH)
+
+
+def relic_night(run: Run, seat: int) -> None:
+    """Stormy relics: lose 1 per relic held."""
+    gain(run, seat, NUMBERS["stormy_relic_night"] * run.state.players[seat].supply[RELIC])
+
+
+NIGHT_ABILITIES: dict[int, Callable[[Run, int, int, int], None]] = {
+    8: _plus_one,
+    WITCH: _witch,
+    16: _mutineer,
+    20: _freed_prisoner,
+    22: _plus_one,
+    24: _topman,
+    28: _armorer,
+    WIND_NYMPH: _wind_nymph,
+}
+
+
+def _witch_options(state: State, p: Prompt) -> list[Option]:
+    ship = state.players[p.seat].ship
+    return [("choose_character", (p.seat, r)) for r in sorted(ship) if r != WITCH and has_timing(r, NIGHT)]
+
+
+def _witch_resolve(run: Run, p: Prompt, option: Option) -> None:
+    rank = option[1][1]
+    NIGHT_ABILITIES[rank](run, p.seat, p.source, rank)
+
+
+NIGHT_PROMPTS: dict[int, PromptSpec] = {
+    pb.LIBERTALIA_CHOICE_KIND_WITCH_COPY: PromptSpec(
+        "choose another character in your ship with a night ability to copy", _witch_options, _witch_resolve
+    ),
+}

@@ -1,0 +1,112 @@
+"""Libertalia: Winds of Galecrest as a :class:`engines.contract.Game`.
+
+Package map: ``data`` + ``characters.json`` (the 40 characters, loot counts and every [Z]/[P] number),
+``state`` (frozen dataclasses), ``setup``/``chance`` (all randomness, written into events), ``evolve``,
+``ops`` (primitive moves), ``abilities/`` (day, night, loot and order dispatch tables, the choice specs),
+``flow`` (the day, dusk, night and anchor passes), ``rules`` (decide and legal commands), ``scoring``
+and ``view`` (view and redaction).
+
+Choices the rules file leaves open, resolved here: the owner is asked to order due abilities unless
+all of them are pure gains (which commute); a choice with one option is applied without asking; the
+Stowaway is discarded and the Smuggler moved to its ship before the token they gain fires (no token effect
+depends on them); every seat's night abilities are queued at once and resolved seat by seat.
+"""
+
+from __future__ import annotations
+
+from engines.contract import GameConfig, GameSpec, OptionSpec, Result
+from engines.libertalia import rules, view
+from engines.libertalia.evolve import evolve
+from engines.libertalia.ops import applied
+from engines.libertalia.scoring import result
+from engines.libertalia.setup import BOARDS, RULES_VERSION, start_events
+from engines.libertalia.state import Phase, State
+from parlour.v1 import libertalia_pb2 as pb
+
+__all__ = ["LIBERTALIA", "Libertalia"]
+
+SPEC = GameSpec(
+    name="libertalia",
+    title="Libertalia: Winds of Galecrest",
+    rules_version=RULES_VERSION,
+    min_seats=2,
+    max_seats=6,
+    options=(
+        OptionSpec(
+            name="board",
+            description="loot board side: calm, stormy, or uncharted (each loot type's side drawn at random)",
+            default="calm",
+            allowed=BOARDS,
+        ),
+        OptionSpec(
+            name="scores",
+            description="public: score dials are open information; hidden: each dial is seen by its owner only "
+            "until the game ends (D4)",
+            default="public",
+            allowed=("public", "hidden"),
+        ),
+        OptionSpec(
+            name="reputation",
+            description="random: all six reputation tokens on random spaces; middle: the players' tokens on the "
+            "middle spaces, dummies at both ends (D3)",
+            default="random",
+            allowed=("random", "middle"),
+        ),
+    ),
+)
+
+
+class Libertalia:
+    """The engine of Libertalia: Winds of Galecrest (rules: shared/rules/libertalia-galecrest.md)."""
+
+    spec = SPEC
+    command_type = pb.LibertaliaCommand
+    event_type = pb.LibertaliaEvent
+    view_type = pb.LibertaliaView
+
+    def start(self, config: GameConfig, seed: bytes) -> list[pb.LibertaliaEvent]:
+        """Game started (sides, reputation order, seed commitment), the bag filled, voyage 1 set up."""
+        return start_events(config, seed)
+
+    def evolve(self, state: State | None, event: pb.LibertaliaEvent) -> State:
+        """The state after ``event`` (taken from the decision that made it when that is still known)."""
+        if state is not None:
+            known = applied(state, event)
+            if known is not None:
+                return known
+        return evolve(state, event)
+
+    def decide(self, state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.LibertaliaEvent]:
+        """The events of a pending seat's command, up to the next decision anyone must make."""
+        return rules.decide(state, seat, command)
+
+    def pending(self, state: State) -> frozenset[int]:
+        """Every seat still to select today, or the one seat a choice is asked of; none once over."""
+        return rules.pending(state)
+
+    def legal_commands(self, state: State, seat: int) -> list[pb.LibertaliaCommand]:
+        """Every command ``seat`` may submit now."""
+        return rules.legal_commands(state, seat)
+
+    def view(self, state: State, seat: int | None) -> pb.LibertaliaView:
+        """The board as ``seat`` (or a spectator) sees it."""
+        return view.view(state, seat)
+
+    def redact(self, event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False) -> pb.LibertaliaEvent:
+        """``event`` as ``seat`` may see it."""
+        return view.redact(event, seat, finished=finished)
+
+    def is_over(self, state: State) -> bool:
+        """Whether the game has ended."""
+        return state.phase is Phase.OVER
+
+    def result(self, state: State) -> Result | None:
+        """Standings by score, ties to the reputation furthest right; ``None`` before the end."""
+        return result(state) if state.phase is Phase.OVER else None
+
+    def default_command(self, state: State, seat: int) -> pb.LibertaliaCommand:
+        """The first legal command (the lowest card, the first option)."""
+        return rules.legal_commands(state, seat)[0]
+
+
+LIBERTALIA = Libertalia()

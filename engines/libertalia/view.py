@@ -1,0 +1,110 @@
+"""What a seat or a spectator of Libertalia may see (rules 9): the view of a state and redacted events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engines.libertalia.data import DAY, TYPES, has_timing, loot_pb
+from engines.libertalia.ops import GRAVEYARD, HAND, effect_pb
+from engines.libertalia.state import Phase, State
+from parlour.v1 import libertalia_pb2 as pb
+
+__all__ = ["redact", "view"]
+
+
+def view(state: State, seat: int | None) -> pb.LibertaliaView:
+    """The board as ``seat`` sees it: its own hand, graveyard and selection; everything public; never the
+    bag's contents beyond its size. After the game every hand and graveyard is shown."""
+    over = state.phase is Phase.OVER
+    result = pb.LibertaliaView(
+        phase=state.phase.value,  # type: ignore[arg-type]
+        voyage=state.voyage,
+        day=state.day,
+        days=state.days,
+        sides=[pb.LIBERTALIA_SIDE_CALM + s for s in state.sides],  # type: ignore[misc]
+        reputation=state.reputation,
+        island=[
+            pb.LibertaliaIslandCard(
+                seat=c.seat,
+                rank=c.rank,
+                day_done=c.day_done or c.seat < 0 or not has_timing(c.rank, DAY),
+                dusk_done=c.dusk_done,
+            )
+            for c in state.island
+        ],
+        boxes=[pb.LibertaliaLootBox(tokens=[loot_pb(t) for t in box]) for box in state.boxes],
+        bag_count=sum(state.bag),
+        dealt=state.dealt,
+        queue=[effect_pb(e) for e in state.queue],
+        midshipman=state.midshipman,
+    )
+    for s, player in enumerate(state.players):
+        mine = s == seat or over
+        seat_view = result.seats.add(
+            seat=s,
+            hand_count=len(player.hand),
+            hand=player.hand if mine else (),
+            ship=[pb.LibertaliaShipCard(rank=r, kept=r in player.kept) for r in player.ship],
+            graveyard_count=len(player.graveyard),
+            graveyard=sorted(player.graveyard) if mine else (),
+            supply=[
+                pb.LibertaliaLootCount(loot=loot_pb(t), count=player.supply[t])
+                for t in range(TYPES)
+                if player.supply[t]
+            ],
+            doubloons=player.doubloons,
+            score=player.score if mine or not state.hidden_scores else 0,
+            has_selected=bool(player.selected),
+            selected=player.selected if s == seat else 0,
+            reputation_space=state.space(s),
+        )
+        del seat_view
+    if state.prompt is not None:
+        p = state.prompt
+        loot = loot_pb(p.loot) if p.loot >= 0 else 0
+        result.prompt.CopyFrom(
+            pb.LibertaliaPrompt(seat=p.seat, kind=p.kind, source_rank=p.source, ability_rank=p.ability, loot=loot)  # type: ignore[arg-type]
+        )
+    return result
+
+
+def redact(event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False) -> pb.LibertaliaEvent:
+    """``event`` as ``seat`` may see it. While the game runs: other seats' selections (before the reveal)
+    and Surgeon returns lose their rank, hidden score dials of other seats read 0 and the seed is removed.
+    The bag's order is never shown, not even after the end."""
+    kind = event.WhichOneof("kind")
+    if kind == "bag_filled":
+        return pb.LibertaliaEvent(bag_filled=pb.LibertaliaBagFilled(count=event.bag_filled.count))
+    hide = None if finished else _HIDES.get(str(kind))
+    if hide is None or not hide(event, seat):
+        return event
+    copy = pb.LibertaliaEvent()
+    copy.CopyFrom(event)
+    _CLEAR[str(kind)](copy, seat)
+    return copy
+
+
+def _clear_scores(event: pb.LibertaliaEvent, seat: int | None) -> None:
+    for score in event.voyage_scored.scores:
+        if score.seat != seat:
+            score.banked = 0
+            score.score = 0
+
+
+_HIDES: dict[str, Callable[[pb.LibertaliaEvent, int | None], bool]] = {
+    "game_started": lambda e, seat: bool(e.game_started.seed),
+    "character_selected": lambda e, seat: e.character_selected.seat != seat and e.character_selected.rank != 0,
+    "character_moved": lambda e, seat: (
+        e.character_moved.seat != seat
+        and (e.character_moved.from_place, e.character_moved.to_place) == (GRAVEYARD, HAND)
+    ),
+    "voyage_scored": lambda e, seat: (
+        e.voyage_scored.hidden_scores and any(s.seat != seat for s in e.voyage_scored.scores)
+    ),
+}
+_CLEAR: dict[str, Callable[[pb.LibertaliaEvent, int | None], None]] = {
+    "game_started": lambda e, seat: e.game_started.ClearField("seed"),
+    "character_selected": lambda e, seat: setattr(e.character_selected, "rank", 0),
+    "character_moved": lambda e, seat: setattr(e.character_moved, "rank", 0),
+    "voyage_scored": _clear_scores,
+}
