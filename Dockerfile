@@ -1,6 +1,6 @@
 # The Parlour server image. It runs `parlour serve` against the Redis named by PARLOUR_REDIS_URL:
 #   docker build -t parlour .
-#   docker run -p 50051:50051 -e PARLOUR_REDIS_URL=redis://redis:6379/0 parlour
+#   docker run -p 50051:50051 -p 8080:8080 -e PARLOUR_REDIS_URL=redis://redis:6379/0 parlour
 # Without PARLOUR_REDIS_URL it starts its embedded Redis with data under /home/parlour/data (mount a volume).
 
 FROM python:3.11-slim AS build
@@ -10,10 +10,12 @@ COPY constraints.txt ./
 # Code generation tools are needed only here, not in the final image.
 RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt grpcio-tools==1.85.1 googleapis-common-protos==1.76.0
 COPY proto proto
+COPY third_party third_party
 COPY clients/python clients/python
 RUN mkdir -p clients/python/parlour/v1 \
- && /opt/parlour/bin/python -m grpc_tools.protoc -Iproto \
-      --python_out=clients/python --grpc_python_out=clients/python proto/parlour/v1/*.proto \
+ && /opt/parlour/bin/python -m grpc_tools.protoc -Iproto -Ithird_party/googleapis --include_source_info \
+      --python_out=clients/python --grpc_python_out=clients/python \
+      --descriptor_set_out=clients/python/parlour/v1/descriptors.binpb proto/parlour/v1/*.proto \
  && touch clients/python/parlour/v1/__init__.py
 COPY pyproject.toml README.md ./
 COPY engines engines
@@ -24,11 +26,13 @@ RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt ./clients/pyt
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 parlour
 COPY --from=build /opt/parlour /opt/parlour
+COPY clients/web /opt/parlour/web
 USER 10001
 WORKDIR /home/parlour
 ENV PATH=/opt/parlour/bin:$PATH \
     PARLOUR_DATA_DIR=/home/parlour/data \
+    PARLOUR_WEB_DIR=/opt/parlour/web \
     PYTHONUNBUFFERED=1
-EXPOSE 50051
+EXPOSE 50051 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 CMD ["python", "-m", "service.health_probe"]
 ENTRYPOINT ["parlour", "serve"]

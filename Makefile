@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 GEN    := clients/python/parlour/v1
+NODE_BOT := clients/node
 PROTOS := $(wildcard proto/parlour/v1/*.proto)
 # google/api/annotations.proto (REST routes), vendored for offline builds; its Python module comes from
 # the googleapis-common-protos package, so only proto/ is generated.
@@ -18,7 +19,12 @@ ARGS   ?=
 
 .PHONY: install proto run test browser lint format bench clean
 
-install: $(VENV)/.installed $(GEN)/.generated
+install: $(VENV)/.installed $(GEN)/.generated $(NODE_BOT)/node_modules/.installed
+
+# The JavaScript bot (clients/node) and its pinned gRPC packages (npm ci), used by the tournament tests.
+$(NODE_BOT)/node_modules/.installed: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
+	cd $(NODE_BOT) && npm ci --no-audit --no-fund --quiet
+	touch $@
 
 $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -65,8 +71,9 @@ format: install
 	$(BIN)/ruff format .
 
 bench: install
-	$(BIN)/python bench/engines.py
+	$(BIN)/python bench/engine_speed.py
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/tournament.py
 
 clean:
 	rm -rf $(VENV) $(GEN) .pytest_cache .mypy_cache .ruff_cache

@@ -10,14 +10,6 @@ win rate of the rotating seat.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# Run as a script, this file's folder comes first on sys.path, where bench/engines.py would shadow the
-# `engines` package.
-if Path(sys.path[0] or ".").resolve() == Path(__file__).resolve().parent:
-    del sys.path[0]
-
 import argparse
 import statistics
 

@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import structlog
+from google.protobuf.descriptor import ServiceDescriptor
 
-from parlour.v1 import game_service_pb2
-from service.api.grpc_server import GameServicer, GrpcServer, build_grpc_server
+from parlour.v1 import bot_service_pb2, game_service_pb2, replay_service_pb2, tournament_service_pb2
+from parlour.v1.bot_service_pb2_grpc import add_BotServiceServicer_to_server
+from parlour.v1.game_service_pb2_grpc import add_GameServiceServicer_to_server
+from parlour.v1.replay_service_pb2_grpc import add_ReplayServiceServicer_to_server
+from parlour.v1.tournament_service_pb2_grpc import add_TournamentServiceServicer_to_server
+from service.api.grpc_bots import BotServicer, TournamentServicer
+from service.api.grpc_replay import ReplayServicer
+from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grpc_server
 from service.api.rest import HttpServer, build_http_server
+from service.app.bots import Bots
+from service.app.clocks import Clocks
 from service.app.games import Games
+from service.app.replays import Replays
+from service.app.tournaments.service import Tournaments
 from service.config import Settings
+from service.store.bots import RedisBots
+from service.store.clocks import RedisClocks
 from service.store.connection import RedisConnection, open_redis
 from service.store.keys import Keys
 from service.store.redis_store import RedisEventStore
+from service.store.tournaments import RedisTournaments
 
 __all__ = ["App", "build_app"]
 
@@ -31,8 +47,14 @@ class App:
     redis: RedisConnection
     store: RedisEventStore
     games: Games
+    replays: Replays
     grpc: GrpcServer
     http: HttpServer
+    clocks: Clocks | None = None
+    bots: Bots | None = None
+    tournaments: Tournaments | None = None
+    #: Background work of this process (the deadline enforcer, the tournament schedulers).
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     @property
     def grpc_port(self) -> int:
@@ -48,10 +70,22 @@ class App:
         """Start serving."""
         await self.grpc.start()
         await self.http.start()
+        if self.clocks is not None:
+            self.tasks.append(asyncio.create_task(self.clocks.run()))
+        if self.tournaments is not None:
+            self.tasks.append(asyncio.create_task(self.tournaments.run()))
         log.info("server started", grpc_port=self.grpc_port, http_port=self.http_port, redis=self.redis.url)
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stop serving (calls in flight get ``grace`` seconds), then close Redis."""
+        for part in (self.clocks, self.tournaments):
+            if part is not None:
+                part.close()
+        for task in self.tasks:
+            task.cancel()
+        if self.tasks:
+            await asyncio.wait(self.tasks, timeout=grace + 2.0)
+        self.tasks.clear()
         await self.http.stop(grace)
         await self.grpc.stop(grace)
         await self.store.close()
@@ -65,20 +99,63 @@ def build_app(settings: Settings) -> App:
     redis = open_redis(settings.redis_url, settings.data_dir)
     store = RedisEventStore(redis.client, Keys(settings.key_prefix), clock_ms=lambda: time.time() * 1000)
     games = Games(store, snapshot_every=settings.snapshot_every, cache_games=settings.cache_games)
+    replays = Replays(store, games)
+    now_ms = _now_ms
+    clocks = Clocks(
+        RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms, poll_seconds=settings.clock_poll_seconds
+    )
+    clocks.bind(games)
+    bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks)
+    tournaments = Tournaments(RedisTournaments(redis.client, Keys(settings.key_prefix)), games, bots, clocks, now_ms)
+    services = [
+        Service(_descriptor(game_service_pb2, "GameService"), GameServicer(games), add_GameServiceServicer_to_server),
+        Service(
+            _descriptor(replay_service_pb2, "ReplayService"),
+            ReplayServicer(replays),
+            add_ReplayServiceServicer_to_server,
+        ),
+        Service(_descriptor(bot_service_pb2, "BotService"), BotServicer(bots), add_BotServiceServicer_to_server),
+        Service(
+            _descriptor(tournament_service_pb2, "TournamentService"),
+            TournamentServicer(tournaments, settings.admin_key),
+            add_TournamentServiceServicer_to_server,
+        ),
+    ]
     grpc_server = build_grpc_server(
-        games, host=settings.grpc_host, port=settings.grpc_port, max_message_bytes=settings.max_message_bytes
+        services, host=settings.grpc_host, port=settings.grpc_port, max_message_bytes=settings.max_message_bytes
     )
     http_server = build_http_server(
-        [(game_service_pb2.DESCRIPTOR.services_by_name["GameService"], GameServicer(games))],
+        [(service.descriptor, service.servicer) for service in services],
         host=settings.http_host,
         port=settings.http_port,
         max_body_bytes=settings.max_message_bytes,
         web_dir=settings.web_dir or _repository_web_dir(),
     )
-    return App(settings=settings, redis=redis, store=store, games=games, grpc=grpc_server, http=http_server)
+    return App(
+        settings=settings,
+        redis=redis,
+        store=store,
+        games=games,
+        replays=replays,
+        grpc=grpc_server,
+        http=http_server,
+        clocks=clocks,
+        bots=bots,
+        tournaments=tournaments,
+    )
+
+
+def _now_ms() -> int:
+    """The server's clock, in ms since the epoch."""
+    return int(time.time() * 1000)
 
 
 def _repository_web_dir() -> Path | None:
     """``clients/web`` of the source tree this server runs from, if there is one."""
     candidate = Path(__file__).resolve().parent.parent / "clients" / "web"
     return candidate if candidate.is_dir() else None
+
+
+def _descriptor(module: Any, name: str) -> ServiceDescriptor:
+    descriptor: ServiceDescriptor = module.DESCRIPTOR.services_by_name[name]
+    return descriptor

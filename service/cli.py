@@ -37,6 +37,11 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         "--data-dir", metavar="DIR", default=None, help="where the embedded Redis keeps its files (default ./data)"
     )
     parser.add_argument("--key-prefix", default=None, help="prefix of every Redis key (default parlour)")
+    parser.add_argument(
+        "--admin-key",
+        default=None,
+        help="key guarding tournament creation and start (or PARLOUR_ADMIN_KEY); without one they are refused",
+    )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
     parser.set_defaults(run=_serve)
@@ -52,6 +57,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "redis_url": args.redis,
         "data_dir": Path(args.data_dir) if args.data_dir else None,
         "key_prefix": args.key_prefix,
+        "admin_key": args.admin_key,
         "log_level": args.log_level,
     }
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})

@@ -31,11 +31,18 @@ class Settings:
     max_message_bytes: int = 64 * 1024
     log_level: str = "info"
     log_json: bool = True
+    #: The key that guards tournament administration (metadata/header ``x-parlour-admin-key``); empty:
+    #: administration is refused.
+    admin_key: str = ""
+    #: Longest time between two looks at the deadlines in Redis (deadlines set by this process wake the
+    #: enforcer at once; those set by other processes are seen within this time).
+    clock_poll_seconds: float = 1.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
-        ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX`` and ``PARLOUR_LOG_LEVEL``.
+        ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY`` and
+        ``PARLOUR_LOG_LEVEL``.
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
         settings = cls()
@@ -51,6 +58,8 @@ class Settings:
             settings = replace(settings, data_dir=Path(env["PARLOUR_DATA_DIR"]))
         if "PARLOUR_KEY_PREFIX" in env:
             settings = replace(settings, key_prefix=env["PARLOUR_KEY_PREFIX"])
+        if "PARLOUR_ADMIN_KEY" in env:
+            settings = replace(settings, admin_key=env["PARLOUR_ADMIN_KEY"])
         if "PARLOUR_LOG_LEVEL" in env:
             settings = replace(settings, log_level=env["PARLOUR_LOG_LEVEL"].lower())
         return settings

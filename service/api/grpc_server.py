@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -15,7 +16,7 @@ from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_stream_errors
 from service.app.games import Games
 
-__all__ = ["GameServicer", "GrpcServer", "build_grpc_server"]
+__all__ = ["GameServicer", "GrpcServer", "Service", "build_grpc_server"]
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -64,7 +65,11 @@ class GameServicer(pb_grpc.GameServiceServicer):
     async def CreateGame(self, request: pb.CreateGameRequest, context: Context) -> pb.CreateGameResponse:
         """Create and deal a game."""
         summary = await self._games.create_game(
-            request.game, request.seats, dict(request.options), _optional(request, "seed")
+            request.game,
+            request.seats,
+            dict(request.options),
+            _optional(request, "seed"),
+            keep_hidden=request.keep_hidden_after_end,
         )
         return pb.CreateGameResponse(game=summary)
 
@@ -82,7 +87,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
     @grpc_errors
     async def GetView(self, request: pb.GetViewRequest, context: Context) -> pb.GetViewResponse:
         """A seat's or spectator's view."""
-        view = await self._games.get_view(request.game_id, _optional(request, "seat"), _token(context))
+        view = await self._games.get_view(
+            request.game_id, _optional(request, "seat"), _token(context), _optional(request, "at_version")
+        )
         return pb.GetViewResponse(view=view)
 
     @grpc_errors
@@ -125,25 +132,33 @@ class GrpcServer:
     server: grpc.aio.Server
     port: int
     health: health.aio.HealthServicer
+    names: tuple[str, ...] = ()
 
     async def start(self) -> None:
-        """Start serving and report SERVING for the server and GameService."""
+        """Start serving and report SERVING for the server and each of its services."""
         await self.server.start()
-        for name in ("", _SERVICE_NAME):
+        for name in ("", *self.names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop(self, grace: float) -> None:
         """Report NOT_SERVING, then stop, letting calls in flight finish within ``grace`` seconds."""
-        for name in ("", _SERVICE_NAME):
+        for name in ("", *self.names):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.server.stop(grace)
 
 
-_SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
+@dataclass(frozen=True)
+class Service:
+    """One gRPC service this server offers: its descriptor, its servicer, and the generated function that
+    adds the servicer to a server. The same list feeds the gRPC server and the REST gateway."""
+
+    descriptor: ServiceDescriptor
+    servicer: Any
+    register: Callable[[Any, grpc.aio.Server], None]
 
 
-def build_grpc_server(games: Games, *, host: str, port: int, max_message_bytes: int) -> GrpcServer:
-    """A grpc.aio server with GameService, health checking and reflection, bound to ``host:port`` (port 0:
+def build_grpc_server(services: Sequence[Service], *, host: str, port: int, max_message_bytes: int) -> GrpcServer:
+    """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
     any free port). Requests larger than ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
     server = grpc.aio.server(
         options=[
@@ -151,9 +166,11 @@ def build_grpc_server(games: Games, *, host: str, port: int, max_message_bytes: 
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
         ]
     )
-    pb_grpc.add_GameServiceServicer_to_server(GameServicer(games), server)
+    for service in services:
+        service.register(service.servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    names = [service.descriptor.full_name for service in services]
+    reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     bound = server.add_insecure_port(f"{host}:{port}")
-    return GrpcServer(server=server, port=bound, health=health_servicer)
+    return GrpcServer(server=server, port=bound, health=health_servicer, names=tuple(names))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hmac
+
 from service.app.errors import ServiceError
 from service.app.records import GameRecord
-from service.app.tokens import token_matches
+from service.app.tokens import hash_token
 
 __all__ = ["authorize_seat", "check_seat"]
 
@@ -19,21 +21,22 @@ def check_seat(record: GameRecord, seat: int) -> None:
 def authorize_seat(record: GameRecord, seat: int | None, token: str | None, *, acting: bool) -> None:
     """Allow acting for ``seat``, or seeing as it, with ``token``.
 
-    Spectators (``seat`` None) need no token. Seeing as a seat of a finished game needs none either (its
-    log is public then). Otherwise the token must be the seat's own: no token is auth/missing_token, an
-    unknown one auth/bad_token, another seat's auth/wrong_seat.
+    Spectators (``seat`` None) need no token. Seeing as a seat of a finished game needs none either when
+    the game's policy makes everything public after the end. Otherwise the token must be the seat's own:
+    no token is auth/missing_token, an unknown one auth/bad_token, another seat's auth/wrong_seat.
     """
     if seat is None:
         return
     check_seat(record, seat)
-    if record.finished and not acting:
+    if record.public and not acting:
         return
     if not token:
         raise ServiceError(
             "auth/missing_token",
             f"acting as seat {seat} needs its seat token: send 'authorization: Bearer <token>' from ClaimSeat",
         )
-    owner = next((s for s, claim in record.claims.items() if token_matches(token, claim.token_hash)), None)
+    hashed = hash_token(token)
+    owner = next((s for s, claim in record.claims.items() if hmac.compare_digest(hashed, claim.token_hash)), None)
     if owner is None:
         raise ServiceError("auth/bad_token", "the seat token is not valid for this game; claim a seat to get one")
     if owner != seat:

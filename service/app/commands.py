@@ -23,7 +23,7 @@ from service.app.records import GameRecord, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
 
-__all__ = ["Outcome", "Submission", "apply_command", "prior_outcome"]
+__all__ = ["Outcome", "Submission", "apply_command", "command_digest", "prior_outcome"]
 
 _MAX_ATTEMPTS = 8
 
@@ -39,12 +39,19 @@ class Submission:
     inner: Any
     expected_version: int | None
     command_id: str
+    #: Played by the server for the seat because its clock ran out (recorded with the events).
+    timed_out: bool = False
 
     @property
     def digest(self) -> str:
         """What makes two commands with the same id the same command: seat and serialized command."""
-        body = self.command.SerializeToString(deterministic=True)
-        return hashlib.sha256(f"{self.seat}:".encode() + body).hexdigest()
+        return command_digest(self.seat, self.command)
+
+
+def command_digest(seat: int, command: game_pb2.Command) -> str:
+    """The digest stored with a command id: SHA-256 of the seat and the deterministic serialization."""
+    body = command.SerializeToString(deterministic=True)
+    return hashlib.sha256(f"{seat}:".encode() + body).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,7 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
             command=sub.command.SerializeToString(),
             meta=result_meta(result) if result else None,
             final=result is not None,
+            timed_out=sub.timed_out,
         )
     except CommandIdReusedError as error:
         raise _id_reused(sub.command_id) from error
@@ -99,11 +107,24 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
         return await _first_outcome(store, sub, appended.first, appended.last)
     await states.advance(game_id, loaded, state, appended.last)
     stored = [
-        StoredEvent(version, e.SerializeToString(), sub.command_id, sub.seat, appended.recorded_at_ms)
+        StoredEvent(
+            version,
+            e.SerializeToString(),
+            sub.command_id,
+            sub.seat,
+            appended.recorded_at_ms,
+            think_ms=appended.think_ms,
+            timed_out=sub.timed_out,
+        )
         for version, e in enumerate(events, start=appended.first)
     ]
     client_events = [client_event(game, e, sub.seat, finished=False) for e in stored]
-    response = game_service_pb2.SubmitCommandResponse(version=appended.last, events=client_events)
+    response = game_service_pb2.SubmitCommandResponse(
+        version=appended.last,
+        events=client_events,
+        pending_seats=sorted(game.pending(state)),
+        status=game_pb2.GAME_STATUS_FINISHED if result else game_pb2.GAME_STATUS_RUNNING,
+    )
     return Outcome(response, finished=result is not None)
 
 

@@ -37,6 +37,9 @@ ERRORS: dict[str, ErrorKind] = {
     "game/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
     "game/over": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "game/stale_version": ErrorKind(grpc.StatusCode.ABORTED, 409),
+    "game/not_over": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "game/hidden": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "replay/not_verified": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "seat/taken": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "seat/none_free": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "command/malformed": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
@@ -46,6 +49,13 @@ ERRORS: dict[str, ErrorKind] = {
     "auth/missing_token": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
     "auth/bad_token": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
     "auth/wrong_seat": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403),
+    "auth/missing_admin_key": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "auth/bad_admin_key": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403),
+    "auth/bad_bot_key": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403),
+    "tournament/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
+    "tournament/bad_config": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "tournament/started": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "tournament/too_few_bots": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
 }
 
 

@@ -20,6 +20,8 @@ def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finish
         "version": stored.version,
         "command_id": stored.command_id,
         "recorded_at": timestamp(stored.recorded_at_ms),
+        "think_time_ms": stored.think_ms,
+        "timed_out": stored.timed_out,
     }
     if stored.seat is not None:
         fields["seat"] = stored.seat

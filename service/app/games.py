@@ -75,6 +75,10 @@ class Games:
         self._records[game_id] = record
         return record
 
+    async def record(self, game_id: str) -> GameRecord:
+        """The game's current record (metadata); game/not_found if there is no such game."""
+        return await self._record(game_id, fresh=True)
+
     async def get_game(self, game_id: str) -> game_service_pb2.GameSummary:
         """The game's public summary."""
         return (await self._record(game_id, fresh=True)).summary()
@@ -102,9 +106,10 @@ class Games:
     # --- create and claim ---------------------------------------------------------------------------
 
     async def create_game(
-        self, name: str, seats: int, options: dict[str, str], seed: bytes | None
+        self, name: str, seats: int, options: dict[str, str], seed: bytes | None, *, keep_hidden: bool = False
     ) -> game_service_pb2.GameSummary:
-        """Create a game, deal it from ``seed`` (random when None) and store its setup events."""
+        """Create a game, deal it from ``seed`` (random when None) and store its setup events. With
+        ``keep_hidden`` its hidden information stays redacted per seat after the end."""
         game = get_game(name)
         if game is None:
             raise _unknown_game(name)
@@ -116,7 +121,11 @@ class Games:
             raise ServiceError("request/invalid", f"a seed must be 1 to 256 bytes long, not {len(seed)}")
         events = game.start(config, seed if seed is not None else secrets.token_bytes(32))
         game_id = secrets.token_hex(8)
-        await self._store.create(game_id, new_meta(game, config), [NewEvent(e.SerializeToString()) for e in events])
+        await self._store.create(
+            game_id,
+            new_meta(game, config, reveal_after_end=not keep_hidden),
+            [NewEvent(e.SerializeToString()) for e in events],
+        )
         log.info("game created", game_id=game_id, game=name, seats=seats)
         summary = await self.get_game(game_id)
         await self._notify(self._records[game_id])
@@ -159,12 +168,22 @@ class Games:
 
     # --- view -----------------------------------------------------------------------------------------
 
-    async def get_view(self, game_id: str, seat: int | None, token: str | None) -> game_pb2.GameView:
-        """The seat's (or a spectator's) view at the latest version, with the seat's legal commands."""
+    async def get_view(
+        self, game_id: str, seat: int | None, token: str | None, at_version: int | None = None
+    ) -> game_pb2.GameView:
+        """The seat's (or a spectator's) view at the latest version, with the seat's legal commands; or as it
+        was just after event ``at_version`` (then without legal commands)."""
         record = await self._authorized(game_id, seat, token, acting=False)
         version = await self._store.version(game_id)
-        loaded = await self._states.get(game_id, record.game, at_least=version)
+        if at_version is not None and not 1 <= at_version <= version:
+            raise ServiceError("request/invalid", f"at_version must be 1 to {version} for this game, not {at_version}")
+        if at_version is None or at_version == version:
+            loaded = await self._states.get(game_id, record.game, at_least=version)
+        else:
+            loaded = await self._states.at(game_id, record.game, at_version)
         view = view_envelope(record.game, loaded.state, seat, game_id=game_id, version=loaded.version)
+        if loaded.version < version:
+            del view.legal_commands[:]
         if view.status == game_pb2.GAME_STATUS_FINISHED:
             del view.results[:]
             view.results.extend((await self._record(game_id, fresh=True)).seat_results())
@@ -198,8 +217,9 @@ class Games:
         self, game_id: str, seat: int, *, expected_version: int, command_id: str
     ) -> game_service_pb2.SubmitCommandResponse:
         """Play the game's default command for ``seat`` with the server's authority (no token), as when
-        the seat's clock ran out. Applied only at ``expected_version`` (game/stale_version otherwise), and
-        once per ``command_id`` however often it is retried, by however many servers."""
+        the seat's clock ran out (its events are recorded as timed out). Applied only at ``expected_version``
+        (game/stale_version otherwise), and once per ``command_id`` however often it is retried, by however
+        many servers."""
         record = await self._record(game_id)
         loaded = await self._states.get(game_id, record.game, at_least=expected_version)
         if loaded.version != expected_version:
@@ -211,7 +231,8 @@ class Games:
             raise ServiceError("command/not_your_turn", f"seat {seat} need not act at version {expected_version}")
         inner = record.game.default_command(loaded.state, seat)
         command = wrap_command(record.game, inner)
-        return await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
+        submission = Submission(record, seat, command, inner, expected_version, command_id, timed_out=True)
+        return await self._apply(submission)
 
     async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
         """Apply a submission under this process's per-game lock, then tell the observers."""
@@ -248,7 +269,7 @@ class Games:
         size = _page_size(page_size, default=100, limit=1000)
         record = await self._record(game_id, fresh=True)
         stored = await self._store.read(game_id, max(from_version, 1), size)
-        events = [client_event(record.game, e, seat, finished=record.finished) for e in stored]
+        events = [client_event(record.game, e, seat, finished=record.public) for e in stored]
         next_version = stored[-1].version + 1 if stored else max(from_version, 1)
         return game_service_pb2.ListEventsResponse(
             events=events, next_version=next_version, last_version=record.version
@@ -262,11 +283,10 @@ class Games:
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         record = await self._authorized(game_id, seat, token, acting=False)
-        finished = record.finished
-        if finished and max(from_version, 1) > record.version:
+        if record.finished and max(from_version, 1) > record.version:
             return
         async for stored in self._store.tail(game_id, from_version):
-            yield client_event(record.game, stored, seat, finished=finished)
+            yield client_event(record.game, stored, seat, finished=record.public)
 
 
 def _check_id(game_id: str) -> str:

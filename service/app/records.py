@@ -39,11 +39,17 @@ class GameRecord:
     updated_ms: int
     claims: dict[int, SeatClaim]
     results: tuple[dict[str, int], ...]
+    reveal_after_end: bool = True
 
     @property
     def finished(self) -> bool:
         """Whether the game is over."""
         return self.status == FINISHED
+
+    @property
+    def public(self) -> bool:
+        """Whether everything about the game may be shown: it is over and its policy reveals it."""
+        return self.finished and self.reveal_after_end
 
     @classmethod
     def parse(cls, game_id: str, meta: dict[str, str]) -> GameRecord:
@@ -68,6 +74,7 @@ class GameRecord:
             updated_ms=int(meta.get("updated_ms", 0)),
             claims=claims,
             results=tuple(json.loads(meta.get("result", "[]"))),
+            reveal_after_end=meta.get("reveal_after_end", "true") == "true",
         )
 
     def summary(self) -> game_service_pb2.GameSummary:
@@ -101,7 +108,7 @@ class GameRecord:
         ]
 
 
-def new_meta(game: AnyGame, config: GameConfig) -> dict[str, str]:
+def new_meta(game: AnyGame, config: GameConfig, *, reveal_after_end: bool = True) -> dict[str, str]:
     """The metadata of a new game."""
     return {
         "game": game.spec.name,
@@ -109,6 +116,7 @@ def new_meta(game: AnyGame, config: GameConfig) -> dict[str, str]:
         "seats": str(config.seats),
         "options": json.dumps(dict(config.options), sort_keys=True),
         "status": RUNNING,
+        "reveal_after_end": "true" if reveal_after_end else "false",
     }
 
 

@@ -57,11 +57,26 @@ class StateCache:
         return loaded
 
     async def _load(self, game_id: str, game: AnyGame) -> LoadedGame:
-        loaded = LoadedGame(game=game, state=None, version=0)
-        snapshot = await self._store.load_snapshot(game_id)
-        if snapshot is not None and snapshot[1] == self._tag(game):
-            loaded.version, loaded.state = snapshot[0], pickle.loads(snapshot[2])
+        loaded = await self._from_snapshot(game_id, game, None)
         await self.catch_up(game_id, loaded)
+        return loaded
+
+    async def _from_snapshot(self, game_id: str, game: AnyGame, at_most: int | None) -> LoadedGame:
+        loaded = LoadedGame(game=game, state=None, version=0)
+        snapshot = await self._store.load_snapshot(game_id, at_most)
+        if snapshot is not None and snapshot[1] == self._tag(game):
+            loaded.version, loaded.state = snapshot[0], pickle.loads(snapshot[2])  # our own data, from our Redis
+        return loaded
+
+    async def at(self, game_id: str, game: AnyGame, version: int) -> LoadedGame:
+        """The game's state just after event ``version`` (not cached): the nearest snapshot at or before
+        it, plus the events between."""
+        loaded = await self._from_snapshot(game_id, game, version)
+        while loaded.version < version:
+            batch = await self._store.read(game_id, loaded.version + 1, min(_PAGE, version - loaded.version))
+            if not batch:
+                break
+            self.apply(loaded, batch)
         return loaded
 
     async def catch_up(self, game_id: str, loaded: LoadedGame) -> None:

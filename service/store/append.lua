@@ -3,7 +3,12 @@
 -- ARGV: 1 expected version, 2 command id ('' = none), 3 command digest, 4 time (ms), 5 seat ('' = none),
 --       6 serialized command ('' = none), 7 final flag ('1'/''), 8 event count n, 9 meta pair count m,
 --       then n event payloads, then m meta (field, value) pairs.
--- Returns {'ok', first, last} | {'dup', 'digest:first:last'} | {'conflict', current}.
+--       Optional after those: the timed-out flag ('1'/'': the server played this command because the
+--       seat's clock ran out). KEYS[4], optional, is the game's clock hash (see keys.py).
+-- Every entry of a command by a seat records the seat's think time in ms ('ms'): now minus the clock
+-- hash's 'since:<seat>' (when the seat's clock started), or minus the time of the previous entry when
+-- there is none; the 'since:<seat>' field is then removed (the seat's turn is over).
+-- Returns {'ok', first, last, think ms} | {'dup', 'digest:first:last'} | {'conflict', current}.
 local cmd_id = ARGV[2]
 if cmd_id ~= '' then
   local previous = redis.call('HGET', KEYS[3], cmd_id)
@@ -17,6 +22,25 @@ if current ~= tonumber(ARGV[1]) then
 end
 local n = tonumber(ARGV[8])
 local m = tonumber(ARGV[9])
+local timed_out = ARGV[10 + n + 2 * m] == '1'
+local think = nil
+if ARGV[5] ~= '' and current > 0 then
+  local since = nil
+  if KEYS[4] then
+    since = redis.call('HGET', KEYS[4], 'since:' .. ARGV[5])
+    redis.call('HDEL', KEYS[4], 'since:' .. ARGV[5])
+  end
+  if not since then
+    local previous = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+    if previous[1] then
+      local fields = previous[1][2]
+      for k = 1, #fields, 2 do
+        if fields[k] == 't' then since = fields[k + 1] end
+      end
+    end
+  end
+  if since then think = math.max(0, tonumber(ARGV[4]) - tonumber(since)) end
+end
 for i = 1, n do
   local fields = {'e', ARGV[9 + i], 'c', cmd_id, 't', ARGV[4]}
   if ARGV[5] ~= '' then
@@ -26,6 +50,14 @@ for i = 1, n do
   if i == 1 and ARGV[6] ~= '' then
     table.insert(fields, 'cmd')
     table.insert(fields, ARGV[6])
+  end
+  if think then
+    table.insert(fields, 'ms')
+    table.insert(fields, tostring(think))
+  end
+  if timed_out then
+    table.insert(fields, 'to')
+    table.insert(fields, '1')
   end
   if i == n and ARGV[7] == '1' then
     table.insert(fields, 'f')
@@ -41,4 +73,4 @@ end
 if cmd_id ~= '' then
   redis.call('HSET', KEYS[3], cmd_id, ARGV[3] .. ':' .. (current + 1) .. ':' .. last)
 end
-return {'ok', tostring(current + 1), tostring(last)}
+return {'ok', tostring(current + 1), tostring(last), tostring(think or 0)}

@@ -14,7 +14,7 @@ Entries = list[tuple[bytes, dict[bytes, bytes]]]
 
 def parse_entry(entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> StoredEvent:
     """A stream entry as a StoredEvent (fields: e payload, c command id, s seat, t time ms, cmd command,
-    f final flag)."""
+    f final flag, ms think time, to timed-out flag)."""
     raw_id = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
     seat = fields.get(b"s")
     return StoredEvent(
@@ -25,4 +25,6 @@ def parse_entry(entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> StoredE
         recorded_at_ms=int(fields.get(b"t", b"0")),
         command=fields.get(b"cmd", b""),
         final=fields.get(b"f") == b"1",
+        think_ms=int(fields.get(b"ms", b"0")),
+        timed_out=fields.get(b"to") == b"1",
     )

@@ -29,6 +29,30 @@ class Keys:
         """The latest state snapshot (hash: version, tag, blob)."""
         return f"{self.prefix}:{{g:{game_id}}}:snap"
 
+    def clock(self, game_id: str) -> str:
+        """The game's clock (hash: time control, per-seat bank, timeouts, dropped flag, clock start)."""
+        return f"{self.prefix}:{{g:{game_id}}}:clock"
+
+    def deadlines(self) -> str:
+        """A sorted set of ``<game>|<seat>|<version>`` by due time (ms) of every running clock."""
+        return f"{self.prefix}:clocks:due"
+
+    def bot(self, name: str) -> str:
+        """A bot's identity (hash: key hash)."""
+        return f"{self.prefix}:{{b:{name}}}:bot"
+
+    def assignments(self, name: str) -> str:
+        """A bot's seat assignments, a stream of entries in the order they were made."""
+        return f"{self.prefix}:{{b:{name}}}:assigned"
+
+    def tournament_log(self, tournament_id: str) -> str:
+        """A tournament's event stream; entry ids are ``<version>-0``."""
+        return f"{self.prefix}:{{t:{tournament_id}}}:log"
+
+    def tournament_lease(self, tournament_id: str) -> str:
+        """Which server process runs a tournament's scheduler now (a key with an expiry)."""
+        return f"{self.prefix}:{{t:{tournament_id}}}:lease"
+
     def index(self, name: str) -> str:
         """A sorted set of game ids by creation time: ``all``, ``status:<s>``, ``game:<name>``."""
         return f"{self.prefix}:games:{name}"

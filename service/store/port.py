@@ -40,6 +40,10 @@ class StoredEvent:
     recorded_at_ms: int
     command: bytes = b""
     final: bool = False
+    #: The time the seat took for the command, in ms (0 for setup events); the same on each of its events.
+    think_ms: int = 0
+    #: The server played this command because the seat's clock ran out (or the seat was dropped).
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,8 @@ class AppendResult:
     last: int
     duplicate: bool = False
     recorded_at_ms: int = 0
+    #: The think time recorded with the events (see StoredEvent.think_ms).
+    think_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,7 @@ class EventStore(Protocol):
 
     async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> None:
         """Create a game with its metadata and setup events (versions 1..n). Raises StoreError if the id
-        is taken."""
+        is taken. ``meta`` may give ``created_ms`` (kept for imported games); otherwise it is now."""
         ...
 
     async def append(
@@ -97,12 +103,16 @@ class EventStore(Protocol):
         command: bytes = b"",
         meta: Mapping[str, str] | None = None,
         final: bool = False,
+        recorded_at_ms: int | None = None,
+        timed_out: bool = False,
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version`` and ``command_id`` is new.
+        The events are stamped with the store's clock, or with ``recorded_at_ms`` (imports keep their times).
 
         A command id seen before with the same ``digest`` returns its first result with ``duplicate=True``
         and appends nothing; with another digest raises CommandIdReusedError. A version mismatch raises
-        VersionConflictError. ``meta`` fields are set in the same step.
+        VersionConflictError. ``meta`` fields are set in the same step. The events of a seat's command
+        record the seat's think time (StoredEvent.think_ms) and ``timed_out``.
         """
         ...
 
@@ -132,11 +142,13 @@ class EventStore(Protocol):
         ...
 
     async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
-        """Keep ``blob`` as the state at ``version`` (``tag`` names its format), unless a newer one exists."""
+        """Keep ``blob`` as the state at ``version`` (``tag`` names its format). Earlier snapshots stay, so a
+        replay can start near any version."""
         ...
 
-    async def load_snapshot(self, game_id: str) -> tuple[int, str, bytes] | None:
-        """The latest snapshot as (version, tag, blob), or None."""
+    async def load_snapshot(self, game_id: str, at_most: int | None = None) -> tuple[int, str, bytes] | None:
+        """The newest snapshot as (version, tag, blob), or the newest at or before ``at_most``; None if
+        there is none."""
         ...
 
     async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:

@@ -44,13 +44,23 @@ class RedisEventStore:
         return int(self._clock_ms())
 
     async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> None:
-        """Create a game with its metadata and setup events, and index it by time, status and game."""
+        """Create a game with its metadata and setup events, and index it by time, status and game. A
+        ``created_ms`` in ``meta`` (an imported game's) is kept and stamps the setup events."""
         if await self._redis.exists(self._keys.meta(game_id)):
             raise StoreError(f"game {game_id} already exists")
-        now = self._now_ms()
-        fields = {**meta, "created_ms": str(now)}
-        await self.append(game_id, events, expected_version=0, command_id="", digest="", seat=None, meta=fields)
-        await self._index(game_id, fields, now)
+        created = int(meta.get("created_ms") or self._now_ms())
+        fields = {**meta, "created_ms": str(created)}
+        await self.append(
+            game_id,
+            events,
+            expected_version=0,
+            command_id="",
+            digest="",
+            seat=None,
+            meta=fields,
+            recorded_at_ms=created,
+        )
+        await self._index(game_id, fields, created)
 
     async def _index(self, game_id: str, meta: Mapping[str, str], created_ms: int) -> None:
         pipe = self._redis.pipeline(transaction=False)
@@ -72,11 +82,13 @@ class RedisEventStore:
         command: bytes = b"",
         meta: Mapping[str, str] | None = None,
         final: bool = False,
+        recorded_at_ms: int | None = None,
+        timed_out: bool = False,
     ) -> AppendResult:
         """Append atomically (see the port). Moves the game between status indexes when ``meta`` changes
         its status."""
         pairs = [item for pair in (meta or {}).items() for item in pair]
-        now = self._now_ms()
+        now = self._now_ms() if recorded_at_ms is None else recorded_at_ms
         args: list[Any] = [
             expected_version,
             command_id,
@@ -89,8 +101,14 @@ class RedisEventStore:
             len(pairs) // 2,
             *(e.data for e in events),
             *pairs,
+            "1" if timed_out else "",
         ]
-        keys = [self._keys.log(game_id), self._keys.meta(game_id), self._keys.commands(game_id)]
+        keys = [
+            self._keys.log(game_id),
+            self._keys.meta(game_id),
+            self._keys.commands(game_id),
+            self._keys.clock(game_id),
+        ]
         outcome, *values = await self._append(keys=keys, args=args)
         if outcome == b"conflict":
             raise VersionConflictError(int(values[0]))
@@ -101,7 +119,8 @@ class RedisEventStore:
             return AppendResult(int(first), int(last), duplicate=True)
         if meta and "status" in meta and expected_version > 0:
             await self._move_status(game_id, meta["status"])
-        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now)
+        think = int(values[2]) if len(values) > 2 else 0
+        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now, think_ms=think)
 
     async def _move_status(self, game_id: str, status: str) -> None:
         created = await self._redis.zscore(self._keys.index("all"), game_id)
@@ -147,19 +166,22 @@ class RedisEventStore:
         return bool(await self._redis.hsetnx(self._keys.meta(game_id), field, value))
 
     async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
-        """Store the snapshot unless the stored one is newer (two servers may race; the newest wins)."""
-        key = self._keys.snapshot(game_id)
-        current = await self._redis.hget(key, "version")
-        if current is not None and int(current) >= version:
-            return
-        await self._redis.hset(key, mapping={"version": version, "tag": tag, "blob": blob})
+        """Keep the snapshot beside the earlier ones (field ``<version>``: tag, newline, blob)."""
+        await self._redis.hset(self._keys.snapshot(game_id), str(version), tag.encode() + b"\n" + blob)
 
-    async def load_snapshot(self, game_id: str) -> tuple[int, str, bytes] | None:
-        """The stored snapshot, if any."""
-        raw = cast(dict[bytes, bytes], await self._redis.hgetall(self._keys.snapshot(game_id)))
-        if not raw:
+    async def load_snapshot(self, game_id: str, at_most: int | None = None) -> tuple[int, str, bytes] | None:
+        """The newest snapshot, or the newest at or before version ``at_most``."""
+        key = self._keys.snapshot(game_id)
+        versions = [int(v) for v in cast(list[bytes], await self._redis.hkeys(key))]
+        usable = [v for v in versions if at_most is None or v <= at_most]
+        if not usable:
             return None
-        return int(raw[b"version"]), raw[b"tag"].decode(), raw[b"blob"]
+        version = max(usable)
+        raw = cast(bytes | None, await self._redis.hget(key, str(version)))
+        if raw is None:
+            return None
+        tag, _, blob = raw.partition(b"\n")
+        return version, tag.decode(), blob
 
     async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:
         """Newest first from the most specific index; the cursor is an offset into it."""

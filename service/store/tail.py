@@ -185,7 +185,7 @@ class TailHub:
 
     async def close(self) -> None:
         """Cancel every reader."""
-        for reader in self._readers.values():
+        for reader in list(self._readers.values()):  # readers leave while we wait for others
             if reader.task is not None:
                 reader.task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from google.protobuf import text_format
 
-from engines.contract import AnyGame, GameConfig, fold, step
+from engines.contract import AnyGame, GameConfig, commit_seed, fold, step
 from engines.errors import GameError, GameOverError, NotYourTurnError
 from engines.playout import Playout, play
 from engines.registry import GAMES
+from engines.verify import LoggedEvent, seed_commitment, verify_log
 from tests.contract.hidden import VARIANTS
 
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -154,3 +155,33 @@ def test_golden_transcript(game: AnyGame, request: pytest.FixtureRequest) -> Non
         if not request.config.getoption("--update-golden"):
             pytest.fail(f"wrote the missing golden transcript {path.name}; check it in and run again")
     assert text == path.read_text(), f"{path.name} changed; if the rules changed on purpose, bump the rules version"
+
+
+def test_seed_is_committed_at_start_and_revealed_at_end(playouts: tuple[Case, list[Playout]]) -> None:
+    """The first event publishes the seed's commitment (never the seed while running); the last reveals it."""
+    case, games = playouts
+    for played, seed in zip(games, SEEDS, strict=True):
+        rules_version, commitment = seed_commitment(played.events[0])
+        assert rules_version == case.game.spec.rules_version
+        assert commitment == commit_seed(seed, rules_version)
+        assert not case.game.redact(played.events[0], None).game_started.seed
+        last = played.events[-1]
+        assert getattr(last, last.WhichOneof("kind")).seed == seed
+
+
+def test_a_played_game_verifies_from_its_revealed_seed(playouts: tuple[Case, list[Playout]]) -> None:
+    """Re-deciding every command from the seed gives the same events; one changed event is named."""
+    case, games = playouts
+    played = games[0]
+    log = [LoggedEvent(i + 1, e) for i, e in enumerate(played.setup)]
+    for move in played.moves:
+        for offset, event in enumerate(move.events):
+            first = offset == 0
+            log.append(LoggedEvent(len(log) + 1, event, move.seat if first else None, move.command if first else None))
+    assert verify_log(case.game, case.config, SEEDS[0], log).ok
+    changed = log[len(played.setup) + 2]
+    forged = type(changed.event)()
+    forged.CopyFrom(played.events[len(played.setup) + 3])
+    log[changed.version - 1] = LoggedEvent(changed.version, forged, changed.seat, changed.command)
+    verdict = verify_log(case.game, case.config, SEEDS[0], log)
+    assert (verdict.ok, verdict.first_bad_version) == (False, changed.version)

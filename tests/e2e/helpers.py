@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import grpc
@@ -9,7 +10,7 @@ import grpc
 from parlour.client import GameClient
 from parlour.v1 import game_service_pb2_grpc
 
-__all__ = ["SeatedGame", "auth", "seated_game", "stub"]
+__all__ = ["SeatedGame", "auth", "finish", "seated_game", "stub"]
 
 
 def stub(target: str) -> tuple[grpc.aio.Channel, game_service_pb2_grpc.GameServiceStub]:
@@ -31,12 +32,23 @@ class SeatedGame:
     tokens: list[str]
 
 
-async def seated_game(client: GameClient, game: str = "oldmen", seats: int = 4, seed: bytes = b"e2e") -> SeatedGame:
+async def seated_game(
+    client: GameClient, game: str = "oldmen", seats: int = 4, seed: bytes = b"e2e", *, keep_hidden: bool = False
+) -> SeatedGame:
     """Create a game and claim all its seats."""
-    summary = await client.create_game(game, seats, seed=seed)
+    summary = await client.create_game(game, seats, seed=seed, keep_hidden_after_end=keep_hidden)
     tokens = []
     for seat in range(seats):
         claimed, token = await client.claim_seat(summary.game_id, f"player-{seat}", seat=seat)
         assert claimed == seat
         tokens.append(token)
     return SeatedGame(summary.game_id, tokens)
+
+
+async def finish(client: GameClient, game: SeatedGame) -> None:
+    """Play every seat of ``game`` with random bots to the end."""
+    from parlour.bots import RandomBot
+    from parlour.play import play_seat
+
+    bots = [play_seat(client, game.game_id, seat, token, RandomBot(seat)) for seat, token in enumerate(game.tokens)]
+    await asyncio.wait_for(asyncio.gather(*bots), 120)

@@ -55,3 +55,25 @@ async def test_bad_input_gets_a_clear_message(target: str) -> None:
     assert code == 1 and "cannot reach the server" in err
     code, _, err = await _parlour("view", "nosuchgame", "--server", target)
     assert code == 1 and "no game" in err
+
+
+async def test_replay_export_verify_show_and_a_forged_file(target: str, tmp_path: Path) -> None:
+    """`parlour replay` exports a finished game, verifies it, shows its board at a version, and names the
+    first bad event of a forged copy."""
+    code, out, err = await _parlour("play", "oldmen", "--bots", "random,random,random", "--server", target)
+    assert code == 0, err
+    game_id = re.search(r"game id: (\w+)", out)
+    assert game_id
+    path = tmp_path / "game.json"
+    code, out, err = await _parlour("replay", "export", game_id.group(1), "-o", str(path), "--server", target)
+    assert code == 0 and "wrote" in out, err
+    code, out, err = await _parlour("replay", "verify", str(path), "--server", target)
+    assert code == 0 and out.startswith("verified"), out + err
+    code, out, err = await _parlour("replay", "show", str(path), "--at", "7", "--seat", "1", "--server", target)
+    assert code == 0, err
+    assert "at version 7, seen by seat 1" in out and "Row:" in out and "[10 cards]" in out
+    text = path.read_text()
+    forged = tmp_path / "forged.json"
+    forged.write_text(text.replace('"seed": "', '"seed": "AAAA', 1))
+    code, out, _ = await _parlour("replay", "verify", str(forged), "--server", target)
+    assert code == 3 and "first bad event: 1" in out and "commitment" in out

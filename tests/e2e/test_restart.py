@@ -16,7 +16,9 @@ from tests.e2e.helpers import seated_game
 
 
 def _embedded(data_dir: Path) -> Settings:
-    return Settings(grpc_host="127.0.0.1", grpc_port=0, data_dir=data_dir, log_level="warning", snapshot_every=16)
+    return Settings(
+        grpc_host="127.0.0.1", grpc_port=0, http_port=0, data_dir=data_dir, log_level="warning", snapshot_every=16
+    )
 
 
 async def test_a_restarted_server_has_every_game_and_can_finish_it(tmp_path: Path) -> None:

@@ -9,10 +9,13 @@ import pytest
 
 from tests.rest.harness import JsonClient, RunningServer, server_in_thread
 
+#: The admin key of the REST test server (tournament administration).
+ADMIN_KEY = "rest-admin-key-0123456789"
+
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    with server_in_thread(tmp_path_factory.mktemp("rest-server")) as running:
+    with server_in_thread(tmp_path_factory.mktemp("rest-server"), admin_key=ADMIN_KEY) as running:
         yield running
 
 

@@ -10,6 +10,7 @@ import aiohttp
 import pytest
 
 from service.app.errors import ERRORS
+from tests.rest.conftest import ADMIN_KEY
 from tests.rest.harness import HttpError, JsonClient, RunningServer
 from tests.rest.play import create_with_seats, play_to_end
 
@@ -127,6 +128,61 @@ async def test_a_bad_last_event_id_is_400(server: RunningServer, api: JsonClient
             assert (reply.status, (await reply.json())["reason"]) == (404, "game/not_found")
         async with session.get(url + "?seat=1") as reply:
             assert (reply.status, (await reply.json())["reason"]) == (401, "auth/missing_token")
+
+
+async def _admin(session: aiohttp.ClientSession, url: str, body: Any, key: str | None) -> Any:
+    headers = {"X-Parlour-Admin-Key": key} if key is not None else {}
+    async with session.post(url, json=body, headers=headers) as reply:
+        data = await reply.json()
+        if reply.status >= 300:
+            raise HttpError(reply.status, data)
+        return data
+
+
+async def test_tournament_errors_are_mapped_like_every_other(api: JsonClient, server: RunningServer) -> None:
+    """Administration needs the admin key (401 without, 403 wrong); bad settings, unknown tournaments, a
+    bot name taken with another key, too few bots and late registration each have their reason."""
+    settings = {"name": "t", "game": "oldmen", "tableSize": 3, "format": "TOURNAMENT_FORMAT_ROUND_ROBIN", "rounds": 1}
+    create = server.http_url + "/v1/tournaments"
+    async with aiohttp.ClientSession() as session:
+        await expect(401, "auth/missing_admin_key", _admin(session, create, {"settings": settings}, None))
+        await expect(403, "auth/bad_admin_key", _admin(session, create, {"settings": settings}, "wrong-key"))
+        bad = {**settings, "rounds": 0}
+        await expect(400, "tournament/bad_config", _admin(session, create, {"settings": bad}, ADMIN_KEY))
+        made = await _admin(session, create, {"settings": settings}, ADMIN_KEY)
+        tid = made["tournament"]["tournamentId"]
+        start = f"{server.http_url}/v1/tournaments/{tid}:start"
+        await expect(404, "tournament/not_found", api.call("GET", "/v1/tournaments/nosuch/standings"))
+        name = f"rest-{uuid.uuid4().hex[:8]}"
+        register = f"/v1/tournaments/{tid}/bots"
+        await api.call("POST", register, {"botName": name, "botKey": "k" * 20})
+        await expect(403, "auth/bad_bot_key", api.call("POST", register, {"botName": name, "botKey": "x" * 20}))
+        await expect(409, "tournament/too_few_bots", _admin(session, start, {}, ADMIN_KEY))
+        for other in ("b", "c"):
+            await api.call("POST", register, {"botName": name + other, "botKey": "k" * 20})
+        await _admin(session, start, {}, ADMIN_KEY)
+        late = {"botName": name + "d", "botKey": "k" * 20}
+        await expect(409, "tournament/started", api.call("POST", register, late))
+
+
+async def test_replay_errors(api: JsonClient) -> None:
+    """Exporting a running game or a game that keeps its secrets is 409; so is importing a forged export."""
+    game_id, tokens = await create_with_seats(api, "oldmen", 3)
+    await expect(409, "game/not_over", api.call("GET", f"/v1/games/{game_id}:export"))
+    await play_to_end(api, game_id, tokens, random.Random(7))
+    export = (await api.call("GET", f"/v1/games/{game_id}:export"))["export"]
+    assert (await api.call("POST", "/v1/replays:verify", {"export": export}))["verified"] is True
+    forged = {**export, "seed": "AAAA"}
+    body = await expect(409, "replay/not_verified", api.call("POST", "/v1/replays:import", {"export": forged}))
+    assert "commitment" in body["message"]
+    hidden = await api.call("POST", "/v1/games", {"game": "oldmen", "seats": 3, "keepHiddenAfterEnd": True})
+    hidden_id = hidden["game"]["gameId"]
+    seats = {}
+    for n in range(3):
+        claimed = await api.call("POST", f"/v1/games/{hidden_id}/seats", {"playerName": f"p{n}"})
+        seats[claimed["seat"]] = claimed["seatToken"]
+    await play_to_end(api, hidden_id, seats, random.Random(8))
+    await expect(409, "game/hidden", api.call("GET", f"/v1/games/{hidden_id}:export"))
 
 
 def test_every_reason_of_the_error_table_was_seen_over_rest() -> None:

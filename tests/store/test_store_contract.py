@@ -205,14 +205,17 @@ async def test_a_tail_ends_after_the_final_event(store: RedisEventStore) -> None
     assert [e.version async for e in store.tail("g1", 1)] == [1, 2]
 
 
-async def test_snapshots_keep_the_newest(store: RedisEventStore) -> None:
-    """A snapshot is stored with its version and tag; an older one never replaces a newer one."""
+async def test_snapshots_are_found_by_version(store: RedisEventStore) -> None:
+    """The newest snapshot is loaded by default, and the newest at or before a version on request."""
     assert await store.load_snapshot("g1") is None
     await store.save_snapshot("g1", 100, "tag", b"state-100")
-    await store.save_snapshot("g1", 50, "tag", b"state-50")
+    await store.save_snapshot("g1", 50, "tag", b"state\n50")
     assert await store.load_snapshot("g1") == (100, "tag", b"state-100")
+    assert await store.load_snapshot("g1", at_most=99) == (50, "tag", b"state\n50")
+    assert await store.load_snapshot("g1", at_most=49) is None
     await store.save_snapshot("g1", 200, "tag2", b"state-200")
     assert await store.load_snapshot("g1") == (200, "tag2", b"state-200")
+    assert await store.load_snapshot("g1", at_most=150) == (100, "tag", b"state-100")
 
 
 async def test_index_lists_games_newest_first_by_game_and_status(store: RedisEventStore) -> None:

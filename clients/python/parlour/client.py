@@ -71,10 +71,18 @@ class GameClient:
         return list(response.game_types)
 
     async def create_game(
-        self, game: str, seats: int, options: dict[str, str] | None = None, seed: bytes | None = None
+        self,
+        game: str,
+        seats: int,
+        options: dict[str, str] | None = None,
+        seed: bytes | None = None,
+        *,
+        keep_hidden_after_end: bool = False,
     ) -> game_service_pb2.GameSummary:
-        """Create a game; returns its summary (``.game_id``)."""
-        request = game_service_pb2.CreateGameRequest(game=game, seats=seats, options=options or {})
+        """Create a game; returns its summary (``.game_id``). See CreateGameRequest for the arguments."""
+        request = game_service_pb2.CreateGameRequest(
+            game=game, seats=seats, options=options or {}, keep_hidden_after_end=keep_hidden_after_end
+        )
         if seed is not None:
             request.seed = seed
         response: game_service_pb2.CreateGameResponse = await self._call("CreateGame", request)
@@ -98,6 +106,16 @@ class GameClient:
     async def view(self, game_id: str, seat: int | None = None, token: str | None = None) -> game_pb2.GameView:
         """A seat's view (with its token) or the spectator's view."""
         request = game_service_pb2.GetViewRequest(game_id=game_id)
+        if seat is not None:
+            request.seat = seat
+        response: game_service_pb2.GetViewResponse = await self._call("GetView", request, token)
+        return response.view
+
+    async def view_at(
+        self, game_id: str, version: int, seat: int | None = None, token: str | None = None
+    ) -> game_pb2.GameView:
+        """The view as it was just after event ``version`` (a replay step); no legal commands."""
+        request = game_service_pb2.GetViewRequest(game_id=game_id, at_version=version)
         if seat is not None:
             request.seat = seat
         response: game_service_pb2.GetViewResponse = await self._call("GetView", request, token)

@@ -97,11 +97,13 @@ class HttpCallContext:
     ``abort_with_status`` raise :class:`CallAbortedError`. Other context features are not offered.
     """
 
-    def __init__(self, authorization: str | None) -> None:
-        self._metadata: tuple[tuple[str, str], ...] = (("authorization", authorization),) if authorization else ()
+    def __init__(self, authorization: str | None, extra: Sequence[tuple[str, str]] = ()) -> None:
+        """``extra``: further metadata entries from headers (the admin and bot keys)."""
+        head: tuple[tuple[str, str], ...] = (("authorization", authorization),) if authorization else ()
+        self._metadata = head + tuple(extra)
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        """The request metadata: the ``authorization`` header, if any."""
+        """The request metadata: the ``authorization`` header, if any, and the ``extra`` entries."""
         return self._metadata
 
     async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata: Sequence[Any] = ()) -> None:

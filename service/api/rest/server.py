@@ -43,7 +43,9 @@ log = structlog.get_logger("parlour.http")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _CORS = {
     "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Headers": "Authorization, Content-Type, Last-Event-ID",
+    "Access-Control-Allow-Headers": (
+        "Authorization, Content-Type, Last-Event-ID, X-Parlour-Admin-Key, X-Parlour-Bot-Key"
+    ),
     "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
     "Access-Control-Max-Age": "3600",
 }
@@ -59,6 +61,14 @@ async def _respond_error(error: HttpError) -> web.StreamResponse:
 
 def _bearer(request: web.Request) -> str | None:
     return request.headers.get("Authorization")
+
+
+#: Headers passed to the handlers as gRPC metadata of the same (lower-case) name.
+_METADATA_HEADERS = ("x-parlour-admin-key", "x-parlour-bot-key")
+
+
+def _metadata(request: web.Request) -> list[tuple[str, str]]:
+    return [(name, request.headers[name]) for name in _METADATA_HEADERS if name in request.headers]
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
             ) from error
         query = {key: request.query.getall(key) for key in request.query}
         message = decode_request(route, request.match_info, query, body)
-        context = HttpCallContext(_bearer(request))
+        context = HttpCallContext(_bearer(request), _metadata(request))
         if not route.server_streaming:
             reply = await call_unary(servicer, name, message, context)
             return web.Response(text=encode_json(reply), content_type="application/json")

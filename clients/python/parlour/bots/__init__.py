@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from parlour.bots.base import Bot, RandomBot
 from parlour.bots.libertalia import LibertaliaGreedyBot
+from parlour.bots.oldmen import OldmenGreedyBot
 from parlour.bots.verraeter import VerraeterGreedyBot
 
 __all__ = ["STRATEGIES", "Bot", "RandomBot", "make_bot"]
@@ -11,7 +12,7 @@ __all__ = ["STRATEGIES", "Bot", "RandomBot", "make_bot"]
 #: Strategy name -> {game name or "*" for any game -> bot class}.
 STRATEGIES: dict[str, dict[str, type[Bot]]] = {
     "random": {"*": RandomBot},
-    "greedy": {"verraeter": VerraeterGreedyBot, "libertalia": LibertaliaGreedyBot},
+    "greedy": {"verraeter": VerraeterGreedyBot, "libertalia": LibertaliaGreedyBot, "oldmen": OldmenGreedyBot},
 }
 
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
-from parlour.cli import inspect, play
+from parlour.cli import bot, inspect, play, replay, tournament
 
 __all__ = ["main"]
 
@@ -32,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.register(commands, server)
     inspect.register(commands, server)
+    bot.register(commands, server)
+    tournament.register(commands, server)
+    replay.register(commands, server)
     for plugin in entry_points(group="parlour.commands"):
         plugin.load()(commands)
     return parser

@@ -1,0 +1,59 @@
+"""``parlour bot``: run a reference bot (or any strategy) over the network until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from parlour.bots import Bot, make_bot
+from parlour.client import ParlourError
+from parlour.runner import run_bot
+
+__all__ = ["register"]
+
+
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    """Add ``bot``."""
+    parser = commands.add_parser(
+        "bot",
+        parents=[server],
+        help="connect a bot to the server and play its assigned games",
+        description="Connect as a bot, play every seat the server assigns to it (tournament games), and "
+        "reconnect when the connection drops. Runs until interrupted (or --games games have ended).",
+    )
+    parser.add_argument("--name", required=True, help="the bot's name on the server")
+    parser.add_argument(
+        "--key",
+        default=os.environ.get("PARLOUR_BOT_KEY"),
+        help="the bot's secret key, 16+ characters (or PARLOUR_BOT_KEY); the first use of a name sets it",
+    )
+    parser.add_argument("--strategy", default="random", help="random or greedy (default random)")
+    parser.add_argument("--game", action="append", default=[], help="a game the bot plays; repeatable (default any)")
+    parser.add_argument("--games", type=int, default=None, help="stop after this many games have ended")
+    parser.add_argument("--seed", default=None, help="seed of the bot's own random choices")
+    parser.set_defaults(run=_run)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    if not args.key:
+        print("parlour bot: give --key or set PARLOUR_BOT_KEY", file=sys.stderr)
+        return 2
+    for game in args.game or []:
+        try:
+            make_bot(args.strategy, game)
+        except ValueError as error:
+            print(f"parlour bot: {error}", file=sys.stderr)
+            return 2
+
+    def make(game: str) -> Bot:
+        return make_bot(args.strategy, game, seed=args.seed)
+
+    print(f"bot {args.name} ({args.strategy}) connecting to {args.server}", flush=True)
+    try:
+        run = await run_bot(args.server, args.name, args.key, make, games=tuple(args.game), max_games=args.games)
+    except ParlourError as error:
+        print(f"parlour bot: {error}", file=sys.stderr)
+        return 1
+    print(f"bot {args.name}: {len(run.ended)} games ended, {run.moves} moves, {run.connections} connections")
+    return 0

@@ -1,0 +1,130 @@
+"""Running a bot over the network: one BotService stream, with reconnection.
+
+``run_bot`` connects, says hello, and answers every Turn with the bot's choice (one :class:`Bot` per
+game, made by ``make``). When the connection drops it connects again (with backoff) and the server sends
+the open assignments and turns again, so the bot continues its games. It returns when ``stop`` is set or,
+with ``max_games``, once that many of its games have ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+
+from parlour.bots.base import Bot
+from parlour.client import ParlourError
+from parlour.v1 import bot_service_pb2 as pb
+from parlour.v1 import bot_service_pb2_grpc as pb_grpc
+
+__all__ = ["BotRun", "run_bot"]
+
+_FATAL = {grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED}
+
+
+@dataclass
+class BotRun:
+    """What happened while the bot ran: its ended games (game id -> GameEnded) and the connections made."""
+
+    ended: dict[str, pb.GameEnded] = field(default_factory=dict)
+    connections: int = 0
+    moves: int = 0
+    rejected: int = 0
+
+
+async def run_bot(
+    target: str,
+    name: str,
+    key: str,
+    make: Callable[[str], Bot],
+    *,
+    games: tuple[str, ...] = (),
+    stop: asyncio.Event | None = None,
+    max_games: int | None = None,
+    retry_seconds: float = 0.2,
+) -> BotRun:
+    """Play as bot ``name`` on the server at ``target`` until stopped (see the module docstring). ``make``
+    gets a game name and returns the bot for one game. Raises ParlourError when the server refuses the bot
+    (a wrong key, a bad name)."""
+    run = BotRun()
+    stop = stop or asyncio.Event()
+    delay = retry_seconds
+    while not stop.is_set() and not _done(run, max_games):
+        try:
+            await _connect(target, pb.Hello(bot_name=name, bot_key=key, games=list(games)), make, run, stop, max_games)
+            delay = retry_seconds
+        except grpc.aio.AioRpcError as error:
+            if error.code() in _FATAL:
+                raise ParlourError.from_rpc(error) from None
+        if not stop.is_set() and not _done(run, max_games):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+    return run
+
+
+def _done(run: BotRun, max_games: int | None) -> bool:
+    return max_games is not None and len(run.ended) >= max_games
+
+
+async def _connect(  # noqa: PLR0917 - private; one call site
+    target: str,
+    hello: pb.Hello,
+    make: Callable[[str], Bot],
+    run: BotRun,
+    stop: asyncio.Event,
+    max_games: int | None,
+) -> None:
+    """One connection: hello, then answer turns until the stream ends or the bot is done."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        call = pb_grpc.BotServiceStub(channel).Connect()
+        await call.write(pb.ConnectRequest(hello=hello))
+        run.connections += 1
+        bots: dict[str, Bot] = {}
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            while not _done(run, max_games):
+                reader = asyncio.ensure_future(call.read())
+                finished, _ = await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                if reader not in finished:
+                    reader.cancel()
+                    return
+                message = reader.result()
+                if not isinstance(message, pb.ConnectResponse):
+                    return  # grpc.aio.EOF: the server ended the stream
+                await _handle(call, message, bots, make, run)
+        finally:
+            stopper.cancel()
+            call.cancel()
+
+
+async def _handle(
+    call: grpc.aio.StreamStreamCall,  # type: ignore[type-arg]
+    message: pb.ConnectResponse,
+    bots: dict[str, Bot],
+    make: Callable[[str], Bot],
+    run: BotRun,
+) -> None:
+    kind = message.WhichOneof("message")
+    if kind == "assignment":
+        bots.setdefault(message.assignment.game_id, make(message.assignment.game))
+    elif kind == "turn":
+        turn = message.turn
+        bot = bots.setdefault(turn.game_id, make(turn.view.game))
+        command = bot.choose(turn.view)
+        move = pb.Move(
+            game_id=turn.game_id,
+            seat=turn.seat,
+            command=command,
+            expected_version=turn.view.version,
+            command_id=uuid.uuid4().hex,
+        )
+        await call.write(pb.ConnectRequest(move=move))
+        run.moves += 1
+    elif kind == "move_rejected":
+        run.rejected += 1
+    elif kind == "game_ended":
+        run.ended[message.game_ended.game_id] = message.game_ended
+        bots.pop(message.game_ended.game_id, None)

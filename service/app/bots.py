@@ -1,0 +1,217 @@
+"""Bots over the network: identities, seat assignments, and the session of a connected bot.
+
+A bot proves who it is with its bot key (the first use of a name registers the key; only its hash is
+kept). Tournaments assign seats to bots (:meth:`Bots.assign`); a connected bot's session
+(:meth:`Bots.session`) sends each unfinished assignment, then a Turn whenever one of its seats must act,
+and applies the bot's Moves through the ordinary game use case with the seat's token. A session started
+again with the same name (a reconnect) sends every unfinished assignment and open turn again; an older
+session of the same bot in this process is ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from parlour.v1 import bot_service_pb2 as pb
+from parlour.v1 import errors_pb2, game_pb2
+from service.app.clocks import Clocks
+from service.app.errors import ServiceError
+from service.app.games import Games
+from service.app.records import timestamp
+from service.app.tokens import hash_token, token_matches
+from service.store.bots import AssignmentRecord, RedisBots
+
+__all__ = ["Bots", "check_bot_name"]
+
+log = structlog.get_logger("parlour.bots")
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def check_bot_name(name: str) -> str:
+    """``name`` if it is a valid bot name; raises request/invalid otherwise."""
+    if not _NAME.fullmatch(name):
+        raise ServiceError("request/invalid", "a bot name is 1 to 64 letters, digits, '-', '_' or '.'")
+    return name
+
+
+@dataclass
+class _Session:
+    """One connected bot: its outgoing queue, its seats by (game, seat) and their tasks."""
+
+    name: str
+    outbox: asyncio.Queue[pb.ConnectResponse] = field(default_factory=asyncio.Queue)
+    seats: dict[tuple[str, int], AssignmentRecord] = field(default_factory=dict)
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run ``coroutine`` for the session; if it fails, the session ends (the bot reconnects and is sent
+        its assignments and turns again)."""
+        task = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("bot session failed", bot=self.name, error=repr(task.exception()))
+            self.ended.set()
+
+
+class Bots:
+    """The bot use cases over the games application and the bot store."""
+
+    def __init__(self, store: RedisBots, games: Games, clocks: Clocks) -> None:
+        self._store = store
+        self._games = games
+        self._clocks = clocks
+        self._sessions: dict[str, _Session] = {}
+
+    async def authenticate(self, name: str, key: str) -> None:
+        """Check the bot's key (registering it when the name is new). Raises request/invalid or
+        auth/bad_bot_key."""
+        check_bot_name(name)
+        if not 16 <= len(key) <= 256:
+            raise ServiceError("request/invalid", "a bot key is 16 to 256 characters; pick a long random secret")
+        stored = await self._store.key_hash(name, hash_token(key))
+        if not token_matches(key, stored):
+            raise ServiceError("auth/bad_bot_key", f"a bot named {name!r} exists with another key; pick another name")
+
+    async def assign(self, name: str, record: AssignmentRecord) -> None:
+        """Give ``record``'s seat to bot ``name``; its sessions (on any server) receive it."""
+        await self._store.assign(name, record)
+
+    async def assignments(self, name: str, key: str) -> list[pb.Assignment]:
+        """The bot's assignments in games that are not over."""
+        await self.authenticate(name, key)
+        records = [r for _, r in await self._store.assignments(name)]
+        return [_assignment(r) for r in records if not await self._finished(r.game_id)]
+
+    async def _finished(self, game_id: str) -> bool:
+        return (await self._games.get_game(game_id)).status == game_pb2.GAME_STATUS_FINISHED
+
+    # --- the stream of a connected bot ---------------------------------------------------------------
+
+    async def session(self, hello: pb.Hello, moves: AsyncIterator[pb.Move]) -> AsyncIterator[pb.ConnectResponse]:
+        """Serve a connected bot: yields what to send it until it disconnects (``moves`` ends) or a newer
+        session of the same bot starts here."""
+        await self.authenticate(hello.bot_name, hello.bot_key)
+        session = _Session(hello.bot_name)
+        previous = self._sessions.get(session.name)
+        if previous is not None:
+            previous.ended.set()
+        self._sessions[session.name] = session
+        log.info("bot connected", bot=session.name)
+        await session.outbox.put(pb.ConnectResponse(welcome=pb.Welcome(bot_name=session.name)))
+        session.spawn(self._follow_assignments(session))
+        session.spawn(self._read_moves(session, moves))
+        waiting: list[asyncio.Future[Any]] = []
+        try:
+            while not session.ended.is_set():
+                getter = asyncio.ensure_future(session.outbox.get())
+                waiting = [getter, asyncio.ensure_future(session.ended.wait())]
+                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    break
+                yield getter.result()
+        finally:
+            for future in waiting:
+                future.cancel()
+            session.ended.set()
+            for task in list(session.tasks):
+                task.cancel()
+            if self._sessions.get(session.name) is session:
+                del self._sessions[session.name]
+            log.info("bot disconnected", bot=session.name)
+
+    async def _follow_assignments(self, session: _Session) -> None:
+        last = "0"
+        records = await self._store.assignments(session.name)
+        while True:
+            for entry_id, record in records:
+                last = entry_id
+                if (record.game_id, record.seat) in session.seats or await self._finished(record.game_id):
+                    continue
+                session.seats[(record.game_id, record.seat)] = record
+                await session.outbox.put(pb.ConnectResponse(assignment=_assignment(record)))
+                session.spawn(self._play_seat(session, record))
+            records = await self._store.assignments(session.name, last, block_ms=1000)
+
+    async def _play_seat(self, session: _Session, record: AssignmentRecord) -> None:
+        """Send a Turn each time the seat must act, and GameEnded at the end."""
+        game_id, seat, token = record.game_id, record.seat, record.token
+        view = await self._games.get_view(game_id, seat, token)
+        events = self._games.watch(game_id, view.version + 1, seat, token)
+        sent = -1
+        try:
+            while view.status != game_pb2.GAME_STATUS_FINISHED:
+                if view.legal_commands and view.version != sent:
+                    sent = view.version
+                    await session.outbox.put(pb.ConnectResponse(turn=await self._turn(game_id, seat, view)))
+                async for event in events:
+                    if event.version > view.version:
+                        break
+                view = await self._games.get_view(game_id, seat, token)
+        finally:
+            with contextlib.suppress(Exception):
+                await events.aclose()  # type: ignore[attr-defined]
+        ended = pb.GameEnded(game_id=game_id, seat=seat, results=view.results)
+        await session.outbox.put(pb.ConnectResponse(game_ended=ended))
+
+    async def _turn(self, game_id: str, seat: int, view: game_pb2.GameView) -> pb.Turn:
+        turn = pb.Turn(game_id=game_id, seat=seat, view=view)
+        due = await self._clocks.deadline_ms(game_id, seat)
+        if due is not None:
+            turn.deadline.CopyFrom(timestamp(due))
+        return turn
+
+    async def _read_moves(self, session: _Session, moves: AsyncIterator[pb.Move]) -> None:
+        try:
+            async for move in moves:
+                session.spawn(self._move(session, move))
+        finally:
+            session.ended.set()
+
+    async def _move(self, session: _Session, move: pb.Move) -> None:
+        reply = pb.ConnectResponse()
+        try:
+            record = session.seats.get((move.game_id, move.seat))
+            if record is None:
+                raise ServiceError("request/invalid", f"this bot has no seat {move.seat} in game {move.game_id!r}")
+            response = await self._games.submit(
+                move.game_id,
+                move.seat,
+                record.token,
+                move.command,
+                expected_version=move.expected_version or None,
+                command_id=move.command_id,
+            )
+            reply.move_accepted.CopyFrom(
+                pb.MoveAccepted(
+                    game_id=move.game_id, seat=move.seat, command_id=move.command_id, version=response.version
+                )
+            )
+        except ServiceError as error:
+            detail = errors_pb2.ErrorDetail(reason=error.reason, message=error.message)
+            reply.move_rejected.CopyFrom(
+                pb.MoveRejected(game_id=move.game_id, seat=move.seat, command_id=move.command_id, error=detail)
+            )
+        await session.outbox.put(reply)
+
+
+def _assignment(record: AssignmentRecord) -> pb.Assignment:
+    return pb.Assignment(
+        game_id=record.game_id,
+        game=record.game,
+        seat=record.seat,
+        seat_token=record.token,
+        tournament_id=record.tournament_id,
+    )

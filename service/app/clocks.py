@@ -1,0 +1,231 @@
+"""Game clocks: time controls measured by the server, and timeouts applied exactly once.
+
+How it works. When a game with a clock is created or changes in this process, :class:`Clocks` (a game
+observer) charges the seat that moved for its think time (recorded by the store with the move's events),
+starts the clock of every seat that must act now and stores a deadline for it in Redis. Every server
+process runs :meth:`Clocks.run`, which claims due deadlines atomically and plays the game's default
+command for the seat with the server's authority, at the version the deadline was set for and with the
+command id ``timeout:<game>:<seat>:<version>``: whichever process claims it, and however often it is
+retried, the timeout is applied once, and never after the seat has moved. After ``max_timeouts`` timeouts
+a seat is dropped: its deadlines are due at once, so the server plays all its later moves.
+
+Not covered: a process that dies between storing a command and scheduling the next deadline leaves that
+game without a deadline until its next move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from engines.contract import AnyGame
+from parlour.v1 import clock_pb2
+from service.app.errors import ServiceError
+from service.app.games import Games
+from service.store.clocks import ClockRecord, Deadline, RedisClocks
+from service.store.port import EventStore
+
+__all__ = ["DEFAULT_MAX_TIMEOUTS", "Clocks", "TimeControl", "timeout_command_id", "wait_for_event"]
+
+log = structlog.get_logger("parlour.clocks")
+
+DEFAULT_MAX_TIMEOUTS = 3
+_GIVE_UP = {"game/stale_version", "command/not_your_turn", "game/over", "game/not_found"}
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Time per move, an optional bank and increment (all ms), and timeouts before a seat is dropped."""
+
+    move_ms: int
+    bank_ms: int = 0
+    increment_ms: int = 0
+    max_timeouts: int = DEFAULT_MAX_TIMEOUTS
+
+    @classmethod
+    def from_proto(cls, message: clock_pb2.TimeControl) -> TimeControl:
+        """A validated time control; raises ServiceError ``request/invalid`` naming a bad field."""
+        if not 1 <= message.move_ms <= 3_600_000:
+            raise ServiceError("request/invalid", f"move_ms must be 1 to 3600000, not {message.move_ms}")
+        for name in ("bank_ms", "increment_ms"):
+            if not 0 <= getattr(message, name) <= 86_400_000:
+                raise ServiceError("request/invalid", f"{name} must be 0 to 86400000, not {getattr(message, name)}")
+        if not 0 <= message.max_timeouts <= 1000:
+            raise ServiceError("request/invalid", f"max_timeouts must be 0 to 1000, not {message.max_timeouts}")
+        return cls(message.move_ms, message.bank_ms, message.increment_ms, message.max_timeouts or DEFAULT_MAX_TIMEOUTS)
+
+    def to_proto(self) -> clock_pb2.TimeControl:
+        """The wire form."""
+        return clock_pb2.TimeControl(
+            move_ms=self.move_ms, bank_ms=self.bank_ms, increment_ms=self.increment_ms, max_timeouts=self.max_timeouts
+        )
+
+
+async def wait_for_event(event: asyncio.Event, seconds: float) -> None:
+    """Wait until ``event`` is set or ``seconds`` have passed. Unlike ``asyncio.wait_for`` on Python 3.11,
+    never swallows a cancellation."""
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait({waiter}, timeout=seconds)
+    finally:
+        waiter.cancel()
+
+
+def timeout_command_id(deadline: Deadline) -> str:
+    """The command id of the move the server plays when ``deadline`` passes."""
+    return f"timeout:{deadline.game_id}:{deadline.seat}:{deadline.version}"
+
+
+class Clocks:
+    """The clock observer and the deadline enforcer of one server process."""
+
+    def __init__(
+        self,
+        clocks: RedisClocks,
+        store: EventStore,
+        now_ms: Callable[[], int],
+        *,
+        poll_seconds: float = 1.0,
+        lease_ms: int = 10_000,
+    ) -> None:
+        """``now_ms`` is the server's clock. The enforcer sleeps until the earliest deadline, and at most
+        ``poll_seconds`` (to see deadlines set by other processes). Call :meth:`bind` before running."""
+        self._clocks = clocks
+        self._store = store
+        self._now_ms = now_ms
+        self._poll = poll_seconds
+        self._lease_ms = lease_ms
+        self._games: Games | None = None
+        self._inflight: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._closed = False
+
+    def bind(self, games: Games) -> None:
+        """Use ``games`` to read games and play default moves, and observe it."""
+        self._games = games
+        games.add_observer(self)
+
+    @property
+    def games(self) -> Games:
+        """The bound application."""
+        if self._games is None:
+            raise RuntimeError("Clocks.bind(games) was not called")
+        return self._games
+
+    # --- setting clocks -----------------------------------------------------------------------------
+
+    async def start(self, game_id: str, control: TimeControl, seats: int) -> None:
+        """Give a new game its clock and start the clocks of the seats that must act now."""
+        fields = {
+            "move_ms": control.move_ms,
+            "bank_ms": control.bank_ms,
+            "increment_ms": control.increment_ms,
+            "max_timeouts": control.max_timeouts,
+        }
+        await self._clocks.create(game_id, fields, seats, control.bank_ms)
+        view = await self.games.get_view(game_id, None, None)
+        clock = await self._clocks.load(game_id)
+        if clock is not None:
+            await self._schedule(game_id, clock, list(view.pending_seats), view.version)
+
+    async def has_clock(self, game_id: str) -> bool:
+        """Whether the game was given a clock."""
+        return await self._clocks.load(game_id) is not None
+
+    async def game_changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+        """Charge the seat that just moved and set the deadlines of the seats that must act now. Never
+        raises (the command is stored already): a failure is logged."""
+        try:
+            await self._changed(game_id, game, state, version)
+        except Exception:
+            log.exception("clock update failed", game_id=game_id, version=version)
+
+    async def _changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+        clock = await self._clocks.load(game_id)
+        if clock is None:
+            return
+        last = await self._store.read(game_id, version, 1)
+        if last and last[0].seat is not None:
+            clock = await self._charge(game_id, clock, last[0].seat, last[0].think_ms, timed_out=last[0].timed_out)
+        if not game.is_over(state):
+            await self._schedule(game_id, clock, sorted(game.pending(state)), version)
+
+    async def _charge(
+        self, game_id: str, clock: ClockRecord, seat: int, think_ms: int, *, timed_out: bool
+    ) -> ClockRecord:
+        bank = clock.banks.get(seat, clock.bank_ms)
+        left = max(0, bank - max(0, think_ms - clock.move_ms)) + clock.increment_ms
+        dropped = await self._clocks.charge(game_id, seat, left, timed_out=timed_out, max_timeouts=clock.max_timeouts)
+        if timed_out:
+            log.info("seat timed out", game_id=game_id, seat=seat, charged_ms=think_ms, dropped=dropped)
+        return await self._clocks.load(game_id) or clock
+
+    async def _schedule(self, game_id: str, clock: ClockRecord, seats: list[int], version: int) -> None:
+        now = self._now_ms()
+        for seat in seats:
+            since = await self._clocks.start_turn(game_id, seat, version, now)
+            if since is None:
+                return  # the game moved on; whoever moved it schedules the next deadlines
+            due = now if seat in clock.dropped else since + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
+            await self._clocks.set_deadline(Deadline(game_id, seat, version), due)
+            self._wake.set()
+
+    async def deadline_ms(self, game_id: str, seat: int) -> int | None:
+        """When the seat's time runs out (ms since the epoch), or None when its clock is not running."""
+        clock = await self._clocks.load(game_id)
+        if clock is None or seat not in clock.since:
+            return None
+        return clock.since[seat] + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
+
+    # --- enforcing deadlines ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Claim and apply due deadlines until cancelled."""
+        while not self._closed:
+            delay = self._poll
+            try:
+                for deadline in await self._clocks.claim_due(self._now_ms(), 64, self._lease_ms):
+                    task = asyncio.create_task(self._expire(deadline))
+                    self._inflight.add(task)
+                    task.add_done_callback(self._inflight.discard)
+                due = await self._clocks.next_due()
+                if due is not None:
+                    delay = min(max((due - self._now_ms()) / 1000, 0.005), self._poll)
+            except Exception:  # Redis unreachable for a moment: keep polling
+                log.exception("claiming deadlines failed")
+            self._wake.clear()
+            await wait_for_event(self._wake, delay)
+
+    def close(self) -> None:
+        """Make :meth:`run` return at its next turn (it is also cancelled)."""
+        self._closed = True
+        self._wake.set()
+
+    async def stop(self) -> None:
+        """Wait for the timeouts being applied."""
+        for task in list(self._inflight):
+            with contextlib.suppress(Exception):
+                await task
+
+    async def _expire(self, deadline: Deadline) -> None:
+        """Play the default command for the deadline's seat, once; forget the deadline."""
+        try:
+            await self.games.play_default(
+                deadline.game_id,
+                deadline.seat,
+                expected_version=deadline.version,
+                command_id=timeout_command_id(deadline),
+            )
+        except ServiceError as error:
+            if error.reason not in _GIVE_UP:
+                log.warning("timeout not applied", game_id=deadline.game_id, seat=deadline.seat, reason=error.reason)
+                return  # keep the deadline: it is claimed again when the lease ends
+        except Exception:
+            log.exception("timeout failed", game_id=deadline.game_id, seat=deadline.seat)
+            return
+        await self._clocks.done(deadline)

@@ -1,0 +1,172 @@
+"""Replays: export a finished game, verify an export by re-running it, import it into this server."""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+import structlog
+
+from engines.contract import AnyGame, GameConfig, Result, SeatResult, fold
+from engines.envelope import view_envelope
+from engines.errors import GameError
+from engines.registry import get_game
+from engines.verify import verify_log
+from parlour.v1 import game_pb2, replay_service_pb2
+from service.app.commands import command_digest
+from service.app.errors import ServiceError
+from service.app.exports import EXPORT_FORMAT, build_export, chain_problem, logged_events
+from service.app.games import Games
+from service.app.records import SeatClaim, new_meta, result_meta
+from service.store.port import EventStore, NewEvent
+
+__all__ = ["Replays"]
+
+log = structlog.get_logger("parlour.replays")
+_MAX_EVENTS = 100_000
+
+
+def _verdict(ok: bool, version: int, message: str) -> replay_service_pb2.VerifyGameResponse:
+    return replay_service_pb2.VerifyGameResponse(verified=ok, first_bad_version=version, message=message)
+
+
+class Replays:
+    """Export, verify and import finished games."""
+
+    def __init__(self, store: EventStore, games: Games) -> None:
+        self._store = store
+        self._games = games
+
+    async def export(self, game_id: str) -> replay_service_pb2.GameExport:
+        """The self-contained record of a finished game whose policy reveals it after the end."""
+        record = await self._games.record(game_id)
+        if not record.finished:
+            raise ServiceError("game/not_over", "the game is still running; export it once it is over")
+        if not record.reveal_after_end:
+            raise ServiceError("game/hidden", "this game keeps its hidden information after the end; it has no export")
+        stored = await self._store.read(game_id, 1, _MAX_EVENTS)
+        return build_export(record, stored)
+
+    def verify(self, export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
+        """Re-run ``export`` through this server's rules and compare everything (see replay_service.proto)."""
+        game, problem = self._game_of(export)
+        if problem is not None:
+            return problem
+        assert game is not None
+        broken = chain_problem(export)
+        if broken:
+            return _verdict(False, *broken)
+        try:
+            config = game.spec.config(export.seats, dict(export.options))
+        except GameError as error:
+            return _verdict(False, 0, f"the export's seats or options are not valid: {error}")
+        verdict = verify_log(game, config, export.seed, logged_events(game, export))
+        if not verdict.ok:
+            return _verdict(False, verdict.first_bad_version, verdict.message)
+        result = game.result(verdict.state)
+        assert result is not None
+        recomputed = [(s.seat, s.score, s.rank) for s in result.standings]
+        recorded = [(r.seat, r.score, r.rank) for r in export.results]
+        if recomputed != recorded:
+            last = export.entries[-1].event.version
+            return _verdict(False, last, f"the recorded result {recorded} differs from the rules' {recomputed}")
+        return _verdict(True, 0, verdict.message + "; the seed matches its commitment and the result matches")
+
+    def _game_of(
+        self, export: replay_service_pb2.GameExport
+    ) -> tuple[AnyGame | None, replay_service_pb2.VerifyGameResponse | None]:
+        if export.format != EXPORT_FORMAT:
+            raise ServiceError("request/invalid", f"this is not a Parlour export (format {export.format!r})")
+        game = get_game(export.game)
+        if game is None:
+            return None, _verdict(False, 0, f"not verifiable here: this server has no game {export.game!r}")
+        if export.rules_version != game.spec.rules_version:
+            message = (
+                f"not verifiable here: the game was made with rules {export.rules_version}, "
+                f"this server has {game.spec.rules_version}"
+            )
+            return None, _verdict(False, 0, message)
+        if not export.entries:
+            return None, _verdict(False, 0, "the export has no events")
+        return game, None
+
+    def view(self, export: replay_service_pb2.GameExport, at_version: int, seat: int | None) -> game_pb2.GameView:
+        """The view of a verified export just after event ``at_version`` (0: the last)."""
+        verdict = self.verify(export)
+        if not verdict.verified:
+            raise ServiceError("replay/not_verified", f"the export does not verify: {verdict.message}")
+        game = get_game(export.game)
+        assert game is not None
+        last = len(export.entries)
+        version = at_version or last
+        if not 1 <= version <= last:
+            raise ServiceError("request/invalid", f"at_version must be 1 to {last} for this export, not {at_version}")
+        if seat is not None and not 0 <= seat < export.seats:
+            raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are 0 to {export.seats - 1}")
+        state = fold(game, [e.event for e in logged_events(game, export)[:version]])
+        view = view_envelope(game, state, seat, game_id=export.game_id, version=version)
+        del view.legal_commands[:]
+        return view
+
+    async def import_game(self, export: replay_service_pb2.GameExport) -> str:
+        """Store a verified export as a finished game; returns its id here (the original one when free)."""
+        verdict = self.verify(export)
+        if not verdict.verified:
+            raise ServiceError("replay/not_verified", f"the export does not verify: {verdict.message}")
+        game = get_game(export.game)
+        assert game is not None
+        config = game.spec.config(export.seats, dict(export.options))
+        free = export.game_id.isalnum() and await self._store.meta(export.game_id) is None
+        game_id = export.game_id if free else secrets.token_hex(8)
+        await self._store_export(game_id, game, config, export)
+        log.info("game imported", game_id=game_id, game=export.game, events=len(export.entries))
+        return game_id
+
+    async def _store_export(
+        self, game_id: str, game: AnyGame, config: GameConfig, export: replay_service_pb2.GameExport
+    ) -> None:
+        groups = _command_groups(export)
+        meta = new_meta(game, config) | {"created_ms": str(export.created_at.ToMilliseconds())}
+        for seat, name in enumerate(export.player_names):
+            if name:
+                meta[f"seat:{seat}"] = json.dumps(SeatClaim(name=name, token_hash="").__dict__)
+        setup = groups.pop(0)
+        await self._store.create(game_id, meta, [NewEvent(_raw(game, e)) for e in setup])
+        version = len(setup)
+        results = result_meta_of(export)
+        for index, group in enumerate(groups):
+            first, last = group[0], index == len(groups) - 1
+            seat = first.event.seat
+            await self._store.append(
+                game_id,
+                [NewEvent(_raw(game, e)) for e in group],
+                expected_version=version,
+                command_id=first.event.command_id,
+                digest=command_digest(seat, first.command),
+                seat=seat,
+                command=first.command.SerializeToString(),
+                meta=results if last else None,
+                final=last,
+                recorded_at_ms=first.event.recorded_at.ToMilliseconds(),
+            )
+            version += len(group)
+
+
+def result_meta_of(export: replay_service_pb2.GameExport) -> dict[str, str]:
+    """The finished-game metadata for an export's recorded results."""
+    standings = tuple(SeatResult(seat=r.seat, score=r.score, rank=r.rank) for r in export.results)
+    return result_meta(Result(standings=standings))
+
+
+def _raw(game: AnyGame, entry: replay_service_pb2.ExportEntry) -> bytes:
+    return bytes(getattr(entry.event, game.spec.name).SerializeToString())
+
+
+def _command_groups(export: replay_service_pb2.GameExport) -> list[list[replay_service_pb2.ExportEntry]]:
+    """The setup entries, then one list per command (each starts with the entry carrying the command)."""
+    groups: list[list[replay_service_pb2.ExportEntry]] = [[]]
+    for entry in export.entries:
+        if entry.HasField("command"):
+            groups.append([])
+        groups[-1].append(entry)
+    return groups

@@ -1,0 +1,2 @@
+"""Tournaments: event-sourced state (``state``), table plans (``plan``), and the application with its
+scheduler (``service``)."""

@@ -1,0 +1,45 @@
+"""Which bots play which deal in a round: round robin or Swiss, with seats rotated, and each deal's seed
+derived from the tournament's secret (so a scheduler that resumes after a restart makes the same plan)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+
+from parlour.v1 import tournament_service_pb2 as pb
+from service.app.tournaments.state import TournamentState
+
+__all__ = ["PlannedTable", "plan_round"]
+
+
+@dataclass(frozen=True)
+class PlannedTable:
+    """One game of a round: its index, the bot of each seat, and the deal's seed."""
+
+    index: int
+    seats: tuple[str, ...]
+    seed: bytes
+
+
+def plan_round(state: TournamentState, secret: bytes) -> list[PlannedTable]:
+    """The games of the current round (``state.round``), from the bot order at the round's start.
+
+    Round robin: every group of ``table_size`` bots (in registration order). Swiss: neighbours in the
+    standings at the round's start. With duplicate seeds each group plays its deal once per seat
+    rotation; otherwise once, rotated by the round number.
+    """
+    size = state.settings.table_size
+    if state.settings.format == pb.TOURNAMENT_FORMAT_SWISS:
+        order = list(state.round_order)
+        groups = [tuple(order[i : i + size]) for i in range(0, len(order) - size + 1, size)]
+    else:
+        groups = list(itertools.combinations(list(state.bots), size))
+    tables: list[PlannedTable] = []
+    for number, group in enumerate(groups):
+        seed = hashlib.sha256(secret + f":{state.round}:{number}".encode()).digest()
+        shifts = range(size) if state.settings.duplicate_seeds else [(state.round - 1) % size]
+        for shift in shifts:
+            seats = group[shift:] + group[:shift]
+            tables.append(PlannedTable(len(tables), seats, seed))
+    return tables

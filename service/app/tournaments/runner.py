@@ -1,0 +1,142 @@
+"""The scheduler of one tournament, run by the server process that holds the tournament's lease.
+
+It is a loop over the tournament's state: schedule the current round's games (up to the parallel limit),
+watch every unfinished game until it ends and record its result, and start the next round (or finish)
+once every game of the round is over. Every step is decided from the stored events, so a scheduler that
+starts after a restart (or on another process, once the lease has lapsed) resumes where the last one
+stopped: games already scheduled are only watched, and seats not yet given out are given out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from parlour.v1 import game_pb2
+from parlour.v1 import tournament_service_pb2 as pb
+from service.app.bots import Bots
+from service.app.clocks import Clocks, TimeControl, wait_for_event
+from service.app.games import Games
+from service.app.tournaments.plan import PlannedTable, plan_round
+from service.app.tournaments.state import Table, TournamentState
+from service.store.bots import AssignmentRecord
+
+__all__ = ["Runner"]
+
+log = structlog.get_logger("parlour.tournaments")
+
+_FINISHED, _MOVED, _IDLE = "finished", "moved", "idle"
+
+Load = Callable[[str], Awaitable[TournamentState]]
+Append = Callable[[str, pb.TournamentEvent, int], Awaitable[bool]]
+
+
+class Runner:
+    """Runs one tournament to its end (see the module docstring)."""
+
+    def __init__(  # noqa: PLR0917 - the runner's collaborators, wired by Tournaments only
+        self, tournament_id: str, secret: bytes, games: Games, bots: Bots, clocks: Clocks, load: Load, append: Append
+    ) -> None:
+        self._id = tournament_id
+        self._secret = secret
+        self._games = games
+        self._bots = bots
+        self._clocks = clocks
+        self._load = load
+        self._append = append
+        self._wake = asyncio.Event()
+        self._watchers: dict[str, asyncio.Task[None]] = {}
+
+    async def run(self) -> None:
+        """Drive the tournament until it is finished (or the task is cancelled)."""
+        try:
+            while (outcome := await self._step()) != _FINISHED:
+                if outcome == _IDLE:
+                    await wait_for_event(self._wake, 1.0)
+                    self._wake.clear()
+        finally:
+            for task in self._watchers.values():
+                task.cancel()
+
+    async def _step(self) -> str:
+        """One pass: _FINISHED, _MOVED (the log moved on: look again now) or _IDLE (wait for a game)."""
+        state = await self._load(self._id)
+        if state.status == pb.TOURNAMENT_STATUS_FINISHED:
+            return _FINISHED
+        if state.status != pb.TOURNAMENT_STATUS_RUNNING:
+            return _IDLE
+        for table in state.tables.values():
+            if table.game_id not in state.finished and table.game_id not in self._watchers:
+                await self._seat(state, table)
+                self._watchers[table.game_id] = asyncio.create_task(self._watch(table))
+        plan = plan_round(state, self._secret)
+        scheduled = state.tables_of(state.round)
+        running = len(state.tables) - len(state.finished)
+        limit = state.settings.max_parallel_games or 16
+        for planned in plan:
+            if planned.index not in scheduled and running < limit:
+                await self._schedule(state, planned)
+                return _MOVED
+        if len(scheduled) == len(plan) and all(t.game_id in state.finished for t in scheduled.values()):
+            await self._next_round(state)
+            return _MOVED
+        return _IDLE
+
+    async def _next_round(self, state: TournamentState) -> None:
+        if state.round < state.settings.rounds:
+            event = pb.TournamentEvent(round_started=pb.RoundStarted(round=state.round + 1))
+        else:
+            event = pb.TournamentEvent(finished=pb.TournamentFinished())
+        await self._append(self._id, event, state.version)
+        log.info("tournament advanced", tournament_id=self._id, round=state.round, kind=event.WhichOneof("kind"))
+
+    async def _schedule(self, state: TournamentState, planned: PlannedTable) -> None:
+        settings = state.settings
+        summary = await self._games.create_game(
+            settings.game, settings.table_size, dict(settings.options), planned.seed
+        )
+        scheduled = pb.TableScheduled(
+            round=state.round, table=planned.index, game_id=summary.game_id, seats=list(planned.seats)
+        )
+        if await self._append(self._id, pb.TournamentEvent(table_scheduled=scheduled), state.version):
+            log.info("table scheduled", tournament_id=self._id, game_id=summary.game_id, round=state.round)
+
+    async def _seat(self, state: TournamentState, table: Table) -> None:
+        """Give out the table's unclaimed seats and start its clock (idempotent)."""
+        summary = await self._games.get_game(table.game_id)
+        for info in summary.seats:
+            if info.claimed:
+                continue
+            bot = table.seats[info.seat]
+            seat, token = await self._games.claim_seat(table.game_id, info.seat, bot)
+            record = AssignmentRecord(table.game_id, summary.game, seat, token, self._id)
+            await self._bots.assign(bot, record)
+        settings = state.settings
+        if settings.HasField("time_control") and not await self._clocks.has_clock(table.game_id):
+            control = TimeControl.from_proto(settings.time_control)
+            await self._clocks.start(table.game_id, control, len(table.seats))
+
+    async def _watch(self, table: Table) -> None:
+        """Wait for the game's end and record its result."""
+        start = (await self._games.get_game(table.game_id)).version + 1
+        async for _ in self._games.watch(table.game_id, start, None, None):
+            pass
+        summary = await self._games.get_game(table.game_id)
+        if summary.status != game_pb2.GAME_STATUS_FINISHED:
+            self._watchers.pop(table.game_id, None)
+            self._wake.set()
+            return
+        results = [
+            game_pb2.SeatResult(seat=r.seat, score=r.score, rank=r.rank, player_name=table.seats[r.seat])
+            for r in summary.results
+        ]
+        finished = pb.TableFinished(game_id=table.game_id, results=results)
+        while True:
+            state = await self._load(self._id)
+            if table.game_id in state.finished:
+                break
+            if await self._append(self._id, pb.TournamentEvent(table_finished=finished), state.version):
+                break
+        self._wake.set()

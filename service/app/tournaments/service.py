@@ -1,0 +1,243 @@
+"""The tournament use cases (create, register, start, standings, list, watch) and the loop that runs
+the schedulers of this server process.
+
+A tournament is its event log (see ``service.store.tournaments``); every read folds it. Appends are
+optimistic, so two server processes never record conflicting steps; the scheduler of a running
+tournament runs in whichever process holds its lease (renewed while it runs; taken over when a process
+stops), so after a restart the tournament goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator, Callable
+
+import structlog
+
+from engines.errors import GameError
+from engines.registry import get_game
+from parlour.v1 import tournament_service_pb2 as pb
+from service.app.bots import Bots
+from service.app.clocks import Clocks, TimeControl
+from service.app.errors import ServiceError, from_game_error
+from service.app.games import Games
+from service.app.tournaments.runner import Runner
+from service.app.tournaments.state import TournamentState, fold_tournament
+from service.store.port import VersionConflictError
+from service.store.tournaments import RedisTournaments
+
+__all__ = ["Tournaments"]
+
+log = structlog.get_logger("parlour.tournaments")
+
+_LEASE_MS = 6000
+
+
+class Tournaments:
+    """Tournament use cases over the tournament store, the games and the bots."""
+
+    def __init__(
+        self, store: RedisTournaments, games: Games, bots: Bots, clocks: Clocks, now_ms: Callable[[], int]
+    ) -> None:
+        self._store = store
+        self._games = games
+        self._bots = bots
+        self._clocks = clocks
+        self._now_ms = now_ms
+        self._owner = secrets.token_hex(8)
+        self._runners: dict[str, asyncio.Task[None]] = {}
+        self._done: set[str] = set()
+        self._closed = False
+
+    def close(self) -> None:
+        """Make :meth:`run` return at its next turn (it is also cancelled)."""
+        self._closed = True
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    async def load(self, tournament_id: str) -> TournamentState:
+        """The tournament's state; tournament/not_found when there is none."""
+        if not (1 <= len(tournament_id) <= 64 and tournament_id.isalnum()):
+            raise _not_found(tournament_id)
+        state = fold_tournament(tournament_id, await self._store.read(tournament_id))
+        if state is None:
+            raise _not_found(tournament_id)
+        return state
+
+    async def standings(self, tournament_id: str) -> tuple[pb.Tournament, list[pb.Standing]]:
+        """The summary and the standings, best first."""
+        state = await self.load(tournament_id)
+        return state.summary(), state.standings()
+
+    async def list_all(self) -> list[pb.Tournament]:
+        """Every tournament's summary, newest first."""
+        return [(await self.load(tid)).summary() for tid in await self._store.ids()]
+
+    async def watch(self, tournament_id: str, from_version: int) -> AsyncIterator[pb.WatchTournamentResponse]:
+        """Events from ``from_version`` with the summary and standings after each; ends after the last."""
+        if from_version < 0:
+            raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
+        state = await self.load(tournament_id)
+        if state.status == pb.TOURNAMENT_STATUS_FINISHED and max(from_version, 1) > state.version:
+            return
+        events = await self._store.read(tournament_id)
+        state = fold_tournament(tournament_id, [e for e in events if e[0] < max(from_version, 1)]) or state
+        async for version, recorded_ms, data in self._store.tail(tournament_id, 1):
+            event = pb.TournamentEvent.FromString(data)
+            event.version = version
+            event.recorded_at.FromMilliseconds(recorded_ms)
+            if version == 1:
+                state = TournamentState(tournament_id, event.created.settings, recorded_ms)
+            if version >= max(from_version, 1) or version > state.version:
+                if version > state.version:
+                    state.apply(event)
+                if version >= max(from_version, 1):
+                    yield pb.WatchTournamentResponse(
+                        event=event, tournament=state.summary(), standings=state.standings()
+                    )
+            if event.WhichOneof("kind") == "finished":
+                return
+
+    # --- changing ---------------------------------------------------------------------------------
+
+    async def create(self, settings: pb.TournamentSettings) -> pb.Tournament:
+        """Create a tournament open for registration (settings validated first)."""
+        _validate(settings)
+        tournament_id = secrets.token_hex(8)
+        first = pb.TournamentEvent(created=pb.TournamentCreated(settings=settings))
+        await self._store.create(tournament_id, secrets.token_bytes(32), first.SerializeToString(), self._now_ms())
+        log.info("tournament created", tournament_id=tournament_id, game=settings.game)
+        return (await self.load(tournament_id)).summary()
+
+    async def register(self, tournament_id: str, bot_name: str, bot_key: str) -> pb.Tournament:
+        """Register a bot (idempotent) while the tournament takes registrations."""
+        await self._bots.authenticate(bot_name, bot_key)
+        while True:
+            state = await self.load(tournament_id)
+            if bot_name in state.bots:
+                return state.summary()
+            if state.status != pb.TOURNAMENT_STATUS_REGISTERING:
+                raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
+            event = pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=bot_name))
+            if await self.append(tournament_id, event, state.version):
+                return (await self.load(tournament_id)).summary()
+
+    async def start(self, tournament_id: str) -> pb.Tournament:
+        """Start the tournament: its first round is scheduled by the scheduler."""
+        state = await self.load(tournament_id)
+        if state.status != pb.TOURNAMENT_STATUS_REGISTERING:
+            raise ServiceError("tournament/started", "the tournament has already started")
+        size = state.settings.table_size
+        if len(state.bots) < size:
+            raise ServiceError(
+                "tournament/too_few_bots", f"a table needs {size} bots and only {len(state.bots)} are registered"
+            )
+        if state.settings.format == pb.TOURNAMENT_FORMAT_SWISS and len(state.bots) % size:
+            raise ServiceError(
+                "tournament/too_few_bots", f"a Swiss tournament needs a multiple of {size} bots, not {len(state.bots)}"
+            )
+        events = [
+            pb.TournamentEvent(started=pb.TournamentStarted()),
+            pb.TournamentEvent(round_started=pb.RoundStarted(round=1)),
+        ]
+        if not await self._append_many(tournament_id, events, state.version):
+            raise ServiceError("tournament/started", "the tournament changed while starting; look at it again")
+        log.info("tournament started", tournament_id=tournament_id, bots=len(state.bots))
+        await self._claim(tournament_id)
+        return (await self.load(tournament_id)).summary()
+
+    async def append(self, tournament_id: str, event: pb.TournamentEvent, expected_version: int) -> bool:
+        """Append one event at ``expected_version``; False if the log has moved on."""
+        return await self._append_many(tournament_id, [event], expected_version)
+
+    async def _append_many(self, tournament_id: str, events: list[pb.TournamentEvent], expected: int) -> bool:
+        data = [e.SerializeToString() for e in events]
+        try:
+            await self._store.append(tournament_id, data, expected_version=expected, now_ms=self._now_ms())
+        except VersionConflictError:
+            return False
+        return True
+
+    # --- running the schedulers -------------------------------------------------------------------
+
+    async def run(self, poll_seconds: float = 1.0) -> None:
+        """Run the scheduler of every running tournament this process can lease, until cancelled."""
+        try:
+            while not self._closed:
+                with contextlib.suppress(Exception):
+                    for tournament_id in await self._store.ids():
+                        if tournament_id not in self._done and tournament_id not in self._runners:
+                            await self._claim(tournament_id)
+                await asyncio.sleep(poll_seconds)
+        finally:
+            for task in list(self._runners.values()):
+                task.cancel()
+            for tournament_id in list(self._runners):
+                with contextlib.suppress(Exception):
+                    await self._store.release(tournament_id, self._owner)
+
+    async def _claim(self, tournament_id: str) -> None:
+        if tournament_id in self._runners:
+            return
+        state = await self.load(tournament_id)
+        if state.status == pb.TOURNAMENT_STATUS_FINISHED:
+            self._done.add(tournament_id)
+            return
+        if state.status != pb.TOURNAMENT_STATUS_RUNNING:
+            return
+        if not await self._store.lease(tournament_id, self._owner, _LEASE_MS):
+            return
+        secret = await self._store.secret(tournament_id)
+        runner = Runner(tournament_id, secret, self._games, self._bots, self._clocks, self.load, self.append)
+        task = asyncio.create_task(self._hold(tournament_id, runner))
+        self._runners[tournament_id] = task
+        task.add_done_callback(lambda _: self._runners.pop(tournament_id, None))
+
+    async def _hold(self, tournament_id: str, runner: Runner) -> None:
+        """Run ``runner`` while renewing the lease; stop if the lease is lost."""
+        work = asyncio.create_task(runner.run())
+        try:
+            while not work.done():
+                await asyncio.wait({work}, timeout=_LEASE_MS / 3000)
+                if not work.done() and not await self._store.lease(tournament_id, self._owner, _LEASE_MS):
+                    log.warning("tournament lease lost", tournament_id=tournament_id)
+                    work.cancel()
+            if work.exception() is None:
+                self._done.add(tournament_id)
+        except asyncio.CancelledError:
+            work.cancel()
+            raise
+        finally:
+            if not work.done():
+                work.cancel()
+            if not work.cancelled() and work.done() and work.exception() is not None:
+                log.error("tournament scheduler failed", tournament_id=tournament_id, error=repr(work.exception()))
+
+
+def _validate(settings: pb.TournamentSettings) -> None:
+    if not 1 <= len(settings.name.strip()) <= 64:
+        raise ServiceError("tournament/bad_config", "name must be 1 to 64 characters")
+    game = get_game(settings.game)
+    if game is None:
+        raise ServiceError("game/unknown_type", f"this server plays no game {settings.game!r}")
+    try:
+        game.spec.config(settings.table_size, dict(settings.options))
+    except GameError as error:
+        raise from_game_error(error) from error
+    if settings.format == pb.TOURNAMENT_FORMAT_UNSPECIFIED:
+        raise ServiceError("tournament/bad_config", "format must be TOURNAMENT_FORMAT_ROUND_ROBIN or _SWISS")
+    if not 1 <= settings.rounds <= 100:
+        raise ServiceError("tournament/bad_config", f"rounds must be 1 to 100, not {settings.rounds}")
+    if not 0 <= settings.max_parallel_games <= 256:
+        raise ServiceError("tournament/bad_config", "max_parallel_games must be 0 (default 16) to 256")
+    if settings.HasField("time_control"):
+        try:
+            TimeControl.from_proto(settings.time_control)
+        except ServiceError as error:
+            raise ServiceError("tournament/bad_config", error.message) from error
+
+
+def _not_found(tournament_id: str) -> ServiceError:
+    return ServiceError("tournament/not_found", f"there is no tournament {tournament_id[:64]!r}")

@@ -1,0 +1,154 @@
+"""A tournament's state: the fold of its events. Pure: the same events always give the same state,
+standings and ratings (OpenSkill's Plackett-Luce model, updated after each game in log order)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from openskill.models import PlackettLuce
+
+from parlour.v1 import tournament_service_pb2 as pb
+
+__all__ = ["BotRecord", "Table", "TournamentState", "fold_tournament"]
+
+_MODEL = PlackettLuce()
+
+
+@dataclass
+class BotRecord:
+    """One bot's results so far."""
+
+    name: str
+    games: int = 0
+    score: int = 0
+    rank_points: int = 0
+    wins: int = 0
+    mu: float = _MODEL.mu
+    sigma: float = _MODEL.sigma
+
+    @property
+    def rating(self) -> float:
+        """The conservative rating, mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class Table:
+    """A scheduled game: its round, index in the round, id and the bot of each seat."""
+
+    round: int
+    index: int
+    game_id: str
+    seats: tuple[str, ...]
+
+
+@dataclass
+class TournamentState:
+    """Everything the events say about a tournament."""
+
+    tournament_id: str
+    settings: pb.TournamentSettings
+    created_ms: int
+    version: int = 0
+    status: int = pb.TOURNAMENT_STATUS_REGISTERING
+    bots: dict[str, BotRecord] = field(default_factory=dict)
+    round: int = 0
+    #: The bots in standings order when the current round started (Swiss pairs from it).
+    round_order: tuple[str, ...] = ()
+    tables: dict[str, Table] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
+
+    def tables_of(self, round_number: int) -> dict[int, Table]:
+        """The scheduled tables of a round by index."""
+        return {t.index: t for t in self.tables.values() if t.round == round_number}
+
+    def ordered(self) -> list[BotRecord]:
+        """Bots best first: rank points, then rating, then score, then name."""
+        return sorted(self.bots.values(), key=lambda b: (-b.rank_points, -b.rating, -b.score, b.name))
+
+    def standings(self) -> list[pb.Standing]:
+        """The standings, best first (equal records share a rank)."""
+        rows: list[pb.Standing] = []
+        previous: tuple[int, float, int] | None = None
+        for index, bot in enumerate(self.ordered()):
+            key = (bot.rank_points, round(bot.rating, 9), bot.score)
+            rank = rows[-1].rank if previous == key else index + 1
+            previous = key
+            rows.append(
+                pb.Standing(
+                    rank=rank,
+                    bot_name=bot.name,
+                    games=bot.games,
+                    score=bot.score,
+                    rank_points=bot.rank_points,
+                    wins=bot.wins,
+                    rating_mu=bot.mu,
+                    rating_sigma=bot.sigma,
+                    rating=bot.rating,
+                )
+            )
+        return rows
+
+    def summary(self) -> pb.Tournament:
+        """The public summary."""
+        summary = pb.Tournament(
+            tournament_id=self.tournament_id,
+            settings=self.settings,
+            status=self.status,  # type: ignore[arg-type]
+            bots=list(self.bots),
+            round=self.round,
+            games_scheduled=len(self.tables),
+            games_finished=len(self.finished),
+        )
+        summary.created_at.FromMilliseconds(self.created_ms)
+        return summary
+
+    def apply(self, event: pb.TournamentEvent) -> None:
+        """Apply one event (never fails on an event once stored)."""
+        self.version = event.version
+        kind = event.WhichOneof("kind")
+        if kind == "bot_registered":
+            name = event.bot_registered.bot_name
+            self.bots.setdefault(name, BotRecord(name))
+        elif kind == "started":
+            self.status = pb.TOURNAMENT_STATUS_RUNNING
+        elif kind == "round_started":
+            self.round = event.round_started.round
+            self.round_order = tuple(b.name for b in self.ordered())
+        elif kind == "table_scheduled":
+            t = event.table_scheduled
+            self.tables[t.game_id] = Table(t.round, t.table, t.game_id, tuple(t.seats))
+        elif kind == "table_finished":
+            self._finish(event.table_finished)
+        elif kind == "finished":
+            self.status = pb.TOURNAMENT_STATUS_FINISHED
+
+    def _finish(self, finished: pb.TableFinished) -> None:
+        if finished.game_id in self.finished or finished.game_id not in self.tables:
+            return
+        self.finished.add(finished.game_id)
+        size = len(finished.results)
+        records = [self.bots[r.player_name] for r in finished.results if r.player_name in self.bots]
+        if len(records) != size:
+            return
+        for result, bot in zip(finished.results, records, strict=True):
+            bot.games += 1
+            bot.score += result.score
+            bot.rank_points += size - result.rank
+            bot.wins += result.rank == 1
+        teams = [[_MODEL.rating(mu=b.mu, sigma=b.sigma)] for b in records]
+        rated = _MODEL.rate(teams, ranks=[float(r.rank) for r in finished.results])
+        for bot, team in zip(records, rated, strict=True):
+            bot.mu, bot.sigma = team[0].mu, team[0].sigma
+
+
+def fold_tournament(tournament_id: str, events: list[tuple[int, int, bytes]]) -> TournamentState | None:
+    """The state after ``events`` (as the store reads them: version, time ms, data); None if there are none."""
+    state: TournamentState | None = None
+    for version, recorded_ms, data in events:
+        event = pb.TournamentEvent.FromString(data)
+        event.version = version
+        if state is None:
+            state = TournamentState(tournament_id, event.created.settings, recorded_ms)
+        state.apply(event)
+    return state

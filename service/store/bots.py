@@ -1,0 +1,70 @@
+"""Bots on Redis: each bot's identity (the hash of its key) and its stream of seat assignments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+import redis.asyncio as aioredis
+
+from service.store.entries import Entries
+from service.store.keys import Keys
+
+__all__ = ["AssignmentRecord", "RedisBots"]
+
+
+@dataclass(frozen=True)
+class AssignmentRecord:
+    """A seat given to a bot. ``token`` is the seat token the server acts with for the bot."""
+
+    game_id: str
+    game: str
+    seat: int
+    token: str
+    tournament_id: str = ""
+
+    def fields(self) -> dict[str, str]:
+        """The stream entry's fields."""
+        return {
+            "game_id": self.game_id,
+            "game": self.game,
+            "seat": str(self.seat),
+            "token": self.token,
+            "tournament_id": self.tournament_id,
+        }
+
+    @classmethod
+    def parse(cls, fields: dict[bytes, bytes]) -> AssignmentRecord:
+        """The record of a stream entry."""
+        text = {k.decode(): v.decode() for k, v in fields.items()}
+        return cls(text["game_id"], text["game"], int(text["seat"]), text["token"], text.get("tournament_id", ""))
+
+
+class RedisBots:
+    """Bot identities and assignments, under the store's key prefix."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+        """``client`` must not decode responses."""
+        self._redis = client
+        self._keys = keys
+
+    async def key_hash(self, name: str, new_hash: str) -> str:
+        """The bot's stored key hash, set to ``new_hash`` first if the bot is new."""
+        key = self._keys.bot(name)
+        await self._redis.hsetnx(key, "key_hash", new_hash)
+        return cast(bytes, await self._redis.hget(key, "key_hash")).decode()
+
+    async def assign(self, name: str, record: AssignmentRecord) -> None:
+        """Add an assignment to the bot's stream."""
+        await self._redis.xadd(self._keys.assignments(name), record.fields())  # type: ignore[arg-type]
+
+    async def assignments(
+        self, name: str, after: str = "0", block_ms: int | None = None
+    ) -> list[tuple[str, AssignmentRecord]]:
+        """Assignments after stream id ``after`` as (id, record); with ``block_ms`` wait that long for one."""
+        key = self._keys.assignments(name)
+        if block_ms is None:
+            entries = cast(Entries, await self._redis.xrange(key, min=f"({after}" if after != "0" else "-", max="+"))
+            return [(i.decode(), AssignmentRecord.parse(f)) for i, f in entries]
+        reply = cast(list[tuple[bytes, Entries]], await self._redis.xread({key: after}, block=block_ms, count=100))
+        return [(i.decode(), AssignmentRecord.parse(f)) for _, items in reply or [] for i, f in items]
