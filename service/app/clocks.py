@@ -104,6 +104,9 @@ class Clocks:
         self._inflight: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self._closed = False
+        # Games seen without a clock: most games have none, and asking Redis after every command costs a
+        # round trip. A clock is given right after creation (start() forgets the game here), before any move.
+        self._unclocked: set[str] = set()
 
     def bind(self, games: Games) -> None:
         """Use ``games`` to read games and play default moves, and observe it."""
@@ -128,6 +131,7 @@ class Clocks:
             "max_timeouts": control.max_timeouts,
         }
         await self._clocks.create(game_id, fields, seats, control.bank_ms)
+        self._unclocked.discard(game_id)
         view = await self.games.get_view(game_id, None, None)
         clock = await self._clocks.load(game_id)
         if clock is not None:
@@ -146,8 +150,13 @@ class Clocks:
             log.exception("clock update failed", game_id=game_id, version=version)
 
     async def _changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+        if game_id in self._unclocked:
+            return
         clock = await self._clocks.load(game_id)
         if clock is None:
+            if len(self._unclocked) > 100_000:
+                self._unclocked.clear()
+            self._unclocked.add(game_id)
             return
         last = await self._store.read(game_id, version, 1)
         if last and last[0].seat is not None:

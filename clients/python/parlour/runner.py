@@ -59,6 +59,8 @@ async def run_bot(
         except grpc.aio.AioRpcError as error:
             if error.code() in _FATAL:
                 raise ParlourError.from_rpc(error) from None
+        except asyncio.InvalidStateError:
+            pass  # the stream ended under a write (the server went away): connect again
         if not stop.is_set() and not _done(run, max_games):
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
