@@ -4,11 +4,8 @@ with two bots in this process, over real sockets."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 from pathlib import Path
-
-import pytest
 
 from parlour.bots import make_bot
 from parlour.runner import run_bot
@@ -20,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NODE_BOT = ROOT / "clients" / "node" / "bot.js"
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 async def test_node_bot_and_cli_bot_finish_a_tournament_with_in_process_bots(admin_app: App) -> None:
     """Four bots (Node.js, `parlour bot` subprocess, two in-process) play a 3-seat round robin to the end;
     the subprocesses exit cleanly after their three games and every bot played three games."""

@@ -40,7 +40,7 @@ def artifacts() -> Path:
 @pytest.fixture(scope="session")
 def chromium() -> Path:
     if not CHROMIUM.exists():
-        pytest.skip(f"no chromium at {CHROMIUM}: `make test` installs it (or set PARLOUR_CHROMIUM)")
+        pytest.fail(f"no chromium at {CHROMIUM}: `make test` installs it (or set PARLOUR_CHROMIUM)")
     return CHROMIUM
 
 
