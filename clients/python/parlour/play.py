@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -37,30 +38,36 @@ class _Seat:
                 raise
 
 
-async def play_seat(client: GameClient, game_id: str, seat: int, token: str, bot: Bot) -> game_pb2.GameView:
+async def play_seat(
+    client: GameClient, game_id: str, seat: int, token: str, bot: Bot, *, wait_seconds: float = 2.0
+) -> game_pb2.GameView:
     """Play ``seat`` with ``bot`` until the game is over; returns the seat's final view.
 
     Each command carries the view's version as ``expected_version`` and a fresh command id, so a command
-    is never applied to a state the bot did not see, and a retry is never applied twice.
+    is never applied to a state the bot did not see, and a retry is never applied twice. Between turns the
+    seat watches the game's stream; it looks at the view again when an event arrives, and at the latest
+    after ``wait_seconds``, so a lost stream costs a moment, never the game.
     """
     player = _Seat(client, game_id, seat, token)
     view = await player.view()
-    stream = client.watch(game_id, view.version + 1, seat, token)
-    assert isinstance(stream, AsyncGenerator)
-    try:
-        while view.status != game_pb2.GAME_STATUS_FINISHED:
-            if view.legal_commands:
-                await player.send(bot.choose(view), view.version)
-            else:
-                await _wait_past(stream, view.version)
-            view = await player.view()
-    finally:
-        await stream.aclose()
+    while view.status != game_pb2.GAME_STATUS_FINISHED:
+        if view.legal_commands:
+            await player.send(bot.choose(view), view.version)
+        else:
+            await _wait_for_news(player, view.version, wait_seconds)
+        view = await player.view()
     return view
 
 
-async def _wait_past(stream: AsyncGenerator[game_pb2.Event, None], version: int) -> None:
-    """Consume the watch stream until it delivers an event after ``version``."""
-    async for event in stream:
-        if event.version > version:
-            return
+async def _wait_for_news(player: _Seat, version: int, seconds: float) -> None:
+    """Return when an event after ``version`` arrives, or after ``seconds``."""
+    stream = player.client.watch(player.game_id, version + 1, player.seat, player.token)
+    assert isinstance(stream, AsyncGenerator)
+    try:
+        async with asyncio.timeout(seconds):
+            async for _event in stream:
+                return
+    except TimeoutError:
+        return
+    finally:
+        await stream.aclose()
