@@ -228,12 +228,17 @@ def _values(values: Sequence[int]) -> list[int]:
     return list(values)
 
 
-def _why_not_play(state: State, seat: int, values: Sequence[int]) -> str | None:
-    if len(values) > DATA.max_play:
-        return f"you may play at most {DATA.max_play} supply cards"
+def _why_not_held(state: State, seat: int, values: Sequence[int]) -> str | None:
+    """Why the seat cannot give up these card values from its hand, or None if it holds them all."""
     if remove_values(state.players[seat].hand, values) is None:
         return f"you do not hold {_describe(values)}: your hand is {_describe(state.players[seat].hand)}"
     return None
+
+
+def _why_not_play(state: State, seat: int, values: Sequence[int]) -> str | None:
+    if len(values) > DATA.max_play:
+        return f"you may play at most {DATA.max_play} supply cards"
+    return _why_not_held(state, seat, values)
 
 
 def _play(state: State, seat: int, command: pb.VerraeterPlaySupply) -> list[pb.VerraeterEvent]:
@@ -269,9 +274,7 @@ def _why_not_discard(state: State, seat: int, values: Sequence[int]) -> str | No
     excess = len(state.players[seat].hand) - DATA.hand_limit
     if len(values) != excess:
         return f"discard exactly {excess} card{'s' if excess != 1 else ''} to keep {DATA.hand_limit}"
-    if remove_values(state.players[seat].hand, values) is None:
-        return f"you do not hold {_describe(values)}: your hand is {_describe(state.players[seat].hand)}"
-    return None
+    return _why_not_held(state, seat, values)
 
 
 def _discard(state: State, seat: int, command: pb.VerraeterDiscardCards) -> list[pb.VerraeterEvent]:

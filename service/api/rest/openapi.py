@@ -59,7 +59,7 @@ class _Schemas:
         if name in _WELL_KNOWN:
             return dict(_WELL_KNOWN[name])
         if name not in self.components:
-            self.components[name] = {}  # placeholder first: messages may refer to themselves
+            self.components[name] = {}  # reserve the name first: messages may refer to themselves
             if isinstance(descriptor, EnumDescriptor):
                 self.components[name] = self._described(
                     name, {"type": "string", "enum": list(descriptor.values_by_name)}
