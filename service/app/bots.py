@@ -85,9 +85,10 @@ class Bots:
         if not token_matches(key, stored):
             raise ServiceError("auth/bad_bot_key", f"a bot named {name!r} exists with another key; pick another name")
 
-    async def assign(self, name: str, record: AssignmentRecord) -> None:
-        """Give ``record``'s seat to bot ``name``; its sessions (on any server) receive it."""
-        await self._store.assign(name, record)
+    async def assign(self, name: str, record: AssignmentRecord) -> bool:
+        """Give ``record``'s seat to bot ``name``; its sessions (on any server) receive it. A seat the bot
+        already has is not given again (returns False)."""
+        return await self._store.assign(name, record)
 
     async def assignments(self, name: str, key: str) -> list[pb.Assignment]:
         """The bot's assignments in games that are not over."""

@@ -131,8 +131,11 @@ class Games:
         await self._notify(self._records[game_id])
         return summary
 
-    async def claim_seat(self, game_id: str, seat: int | None, player_name: str) -> tuple[int, str]:
-        """Claim ``seat`` (the lowest free one when None) for ``player_name``; returns (seat, token)."""
+    async def claim_seat(
+        self, game_id: str, seat: int | None, player_name: str, *, token: str | None = None
+    ) -> tuple[int, str]:
+        """Claim ``seat`` (the lowest free one when None) for ``player_name``; returns (seat, token). The
+        token is new unless the caller gives one (the tournament scheduler derives its tokens)."""
         name = player_name.strip()
         if not 1 <= len(name) <= 64 or not name.isprintable():
             raise ServiceError("request/invalid", "player_name must be 1 to 64 printable characters")
@@ -144,7 +147,7 @@ class Games:
             raise ServiceError(
                 "request/invalid", f"seat {seat} does not exist: seats are 0 to {record.config.seats - 1}"
             )
-        token = new_token()
+        token = token or new_token()
         claim = json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
         for candidate in candidates:
             if await self._store.set_meta_if_absent(game_id, f"seat:{candidate}", claim):

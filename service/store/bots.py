@@ -12,6 +12,13 @@ from service.store.keys import Keys
 
 __all__ = ["AssignmentRecord", "RedisBots"]
 
+# KEYS: assignments stream, assigned seats set. ARGV: "<game>:<seat>", then the entry's fields and values.
+_ASSIGN_ONCE = """
+if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+return 1
+"""
+
 
 @dataclass(frozen=True)
 class AssignmentRecord:
@@ -47,6 +54,7 @@ class RedisBots:
         """``client`` must not decode responses."""
         self._redis = client
         self._keys = keys
+        self._assign_once = client.register_script(_ASSIGN_ONCE)
 
     async def key_hash(self, name: str, new_hash: str) -> str:
         """The bot's stored key hash, set to ``new_hash`` first if the bot is new."""
@@ -54,9 +62,12 @@ class RedisBots:
         await self._redis.hsetnx(key, "key_hash", new_hash)
         return cast(bytes, await self._redis.hget(key, "key_hash")).decode()
 
-    async def assign(self, name: str, record: AssignmentRecord) -> None:
-        """Add an assignment to the bot's stream."""
-        await self._redis.xadd(self._keys.assignments(name), record.fields())  # type: ignore[arg-type]
+    async def assign(self, name: str, record: AssignmentRecord) -> bool:
+        """Add an assignment to the bot's stream, unless the bot already has that seat (atomically, so a
+        scheduler that repeats the step after a crash never gives a seat twice). True if it was added."""
+        keys = [self._keys.assignments(name), self._keys.assigned_seats(name)]
+        fields = [item for pair in record.fields().items() for item in pair]
+        return bool(await self._assign_once(keys=keys, args=[f"{record.game_id}:{record.seat}", *fields]))
 
     async def assignments(
         self, name: str, after: str = "0", block_ms: int | None = None

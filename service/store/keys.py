@@ -45,6 +45,10 @@ class Keys:
         """A bot's seat assignments, a stream of entries in the order they were made."""
         return f"{self.prefix}:{{b:{name}}}:assigned"
 
+    def assigned_seats(self, name: str) -> str:
+        """The ``<game>:<seat>`` members of a bot's assignments, so a seat is given to a bot at most once."""
+        return f"{self.prefix}:{{b:{name}}}:seats"
+
     def tournament_log(self, tournament_id: str) -> str:
         """A tournament's event stream; entry ids are ``<version>-0``."""
         return f"{self.prefix}:{{t:{tournament_id}}}:log"

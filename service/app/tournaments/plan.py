@@ -1,16 +1,19 @@
 """Which bots play which deal in a round: round robin or Swiss, with seats rotated, and each deal's seed
-derived from the tournament's secret (so a scheduler that resumes after a restart makes the same plan)."""
+and each seat's token derived from the tournament's secret (so a scheduler that resumes after a restart
+makes the same plan and can hand out a seat it claimed just before the restart)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import itertools
 from dataclasses import dataclass
 
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.tournaments.state import TournamentState
 
-__all__ = ["PlannedTable", "plan_round"]
+__all__ = ["PlannedTable", "plan_round", "seat_token"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,10 @@ def plan_round(state: TournamentState, secret: bytes) -> list[PlannedTable]:
             seats = group[shift:] + group[:shift]
             tables.append(PlannedTable(len(tables), seats, seed))
     return tables
+
+
+def seat_token(secret: bytes, game_id: str, seat: int) -> str:
+    """The token the scheduler claims ``seat`` of ``game_id`` with: secret to anyone without the
+    tournament's secret, and the same every time it is derived."""
+    digest = hmac.new(secret, f"seat:{game_id}:{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()

@@ -19,7 +19,7 @@ from parlour.v1 import tournament_service_pb2 as pb
 from service.app.bots import Bots
 from service.app.clocks import Clocks, TimeControl, wait_for_event
 from service.app.games import Games
-from service.app.tournaments.plan import PlannedTable, plan_round
+from service.app.tournaments.plan import PlannedTable, plan_round, seat_token
 from service.app.tournaments.state import Table, TournamentState
 from service.store.bots import AssignmentRecord
 
@@ -104,14 +104,15 @@ class Runner:
             log.info("table scheduled", tournament_id=self._id, game_id=summary.game_id, round=state.round)
 
     async def _seat(self, state: TournamentState, table: Table) -> None:
-        """Give out the table's unclaimed seats and start its clock (idempotent)."""
+        """Give out the table's seats and start its clock. Idempotent, so it is safe to repeat after a
+        crash anywhere in it: seat tokens are derived from the secret, and a bot gets a seat only once."""
         summary = await self._games.get_game(table.game_id)
         for info in summary.seats:
-            if info.claimed:
-                continue
             bot = table.seats[info.seat]
-            seat, token = await self._games.claim_seat(table.game_id, info.seat, bot)
-            record = AssignmentRecord(table.game_id, summary.game, seat, token, self._id)
+            token = seat_token(self._secret, table.game_id, info.seat)
+            if not info.claimed:
+                await self._games.claim_seat(table.game_id, info.seat, bot, token=token)
+            record = AssignmentRecord(table.game_id, summary.game, info.seat, token, self._id)
             await self._bots.assign(bot, record)
         settings = state.settings
         if settings.HasField("time_control") and not await self._clocks.has_clock(table.game_id):

@@ -1,0 +1,131 @@
+"""A server restart in the middle of a tournament loses no game and no result.
+
+The server is a real `parlour serve` process. It is killed (SIGKILL: no chance to tidy up) while games of
+a two-round tournament are running, and a new process is started on the same Redis and port. The bots
+reconnect by themselves; the tournament ends with every scheduled game finished once, every game verifies
+from its seed, and the standings count every game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import grpc
+
+from parlour.bots import make_bot
+from parlour.runner import run_bot
+from parlour.v1 import replay_service_pb2 as replay_pb
+from parlour.v1 import replay_service_pb2_grpc as replay_grpc
+from parlour.v1 import tournament_service_pb2 as pb
+from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
+from tests.conftest import RedisTarget, delete_prefix
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, create_and_register, standings, start
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def _serve(
+    redis: RedisTarget, prefix: str, port: int, data_dir: Path
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """A `parlour serve` process on ``port``; killed on exit if still running."""
+    command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
+    command += ["--http-port", "0", "--data-dir", str(data_dir), "--redis", redis.url, "--key-prefix", prefix]
+    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning"]
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), timeout=30)).decode()
+        assert re.search(rf"gRPC on 127\.0\.0\.1:{port}\b", line), f"the server did not start: {line!r}"
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+async def _table_games(target: str, tournament_id: str) -> list[str]:
+    """Every game the tournament's log schedules, once per TableScheduled event, in order."""
+    games = []
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = pb_grpc.TournamentServiceStub(channel)
+        async for reply in stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id)):
+            if reply.event.HasField("table_scheduled"):
+                games.append(reply.event.table_scheduled.game_id)
+    return games
+
+
+async def _verified(target: str, game_id: str) -> replay_pb.VerifyGameResponse:
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = replay_grpc.ReplayServiceStub(channel)
+        export = await stub.ExportGame(replay_pb.ExportGameRequest(game_id=game_id))
+        reply: replay_pb.VerifyGameResponse = await stub.VerifyGame(replay_pb.VerifyGameRequest(export=export.export))
+        return reply
+
+
+async def _wait_for(target: str, tournament_id: str, done: int, seconds: float) -> pb.GetStandingsResponse:
+    """Standings once at least ``done`` games are finished, or once the tournament is finished, or after
+    ``seconds``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        reply = await standings(target, tournament_id)
+        finished = reply.tournament.status == pb.TOURNAMENT_STATUS_FINISHED
+        if finished or reply.tournament.games_finished >= done or loop.time() > deadline:
+            return reply
+        await asyncio.sleep(0.02)
+
+
+_ALL = 1_000  # more games than any test tournament has: wait for the end
+
+
+async def test_a_tournament_survives_a_server_crash_and_restart(
+    redis_target: RedisTarget, key_prefix: str, tmp_path: Path
+) -> None:
+    port = _free_port()
+    target = f"127.0.0.1:{port}"
+    names = ["r-a", "r-b", "r-c", "r-d"]
+    stop = asyncio.Event()
+    bots: list[asyncio.Task[object]] = []
+    try:
+        async with _serve(redis_target, key_prefix, port, tmp_path / "first") as first:
+            tournament_id = await create_and_register(target, names, table_size=3, rounds=2)
+            bots = [
+                asyncio.create_task(run_bot(target, n, BOT_KEY, lambda g: make_bot("random", g), stop=stop))
+                for n in names
+            ]
+            await start(target, tournament_id)
+            before = await _wait_for(target, tournament_id, 2, seconds=60)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        assert 2 <= before.tournament.games_finished < 8, "the server was killed in the middle of the tournament"
+        async with _serve(redis_target, key_prefix, port, tmp_path / "second"):
+            after = await _wait_for(target, tournament_id, _ALL, seconds=120)
+            assert after.tournament.status == pb.TOURNAMENT_STATUS_FINISHED, after.tournament
+            games = await _table_games(target, tournament_id)
+            verdicts = [await _verified(target, game_id) for game_id in games]
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(*bots, return_exceptions=True), timeout=30)
+        await delete_prefix(redis_target.url, key_prefix)
+    assert len(games) == len(set(games)) == 8, "each of the 8 tables was scheduled once"
+    assert all(v.verified for v in verdicts), [v.message for v in verdicts if not v.verified]
+    assert after.tournament.games_finished == 8
+    assert {s.bot_name: s.games for s in after.standings} == dict.fromkeys(names, 6)
