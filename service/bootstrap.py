@@ -102,7 +102,11 @@ def build_app(settings: Settings) -> App:
     replays = Replays(store, games)
     now_ms = _now_ms
     clocks = Clocks(
-        RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms, poll_seconds=settings.clock_poll_seconds
+        RedisClocks(redis.client, Keys(settings.key_prefix)),
+        store,
+        now_ms,
+        poll_seconds=settings.clock_poll_seconds,
+        sweep_seconds=settings.clock_sweep_seconds,
     )
     clocks.bind(games)
     bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks)

@@ -37,6 +37,9 @@ class Settings:
     #: Longest time between two looks at the deadlines in Redis (deadlines set by this process wake the
     #: enforcer at once; those set by other processes are seen within this time).
     clock_poll_seconds: float = 1.0
+    #: How often each process looks for clocked games whose deadlines were never set (a process stopped
+    #: just after storing a command); such a game is repaired at the second look that finds it.
+    clock_sweep_seconds: float = 5.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

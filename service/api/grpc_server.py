@@ -15,6 +15,7 @@ from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_stream_errors
 from service.app.games import Games
+from service.app.time_control import TimeControl
 
 __all__ = ["GameServicer", "GrpcServer", "Service", "build_grpc_server"]
 
@@ -70,6 +71,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             dict(request.options),
             _optional(request, "seed"),
             keep_hidden=request.keep_hidden_after_end,
+            time_control=TimeControl.from_proto(request.time_control) if request.HasField("time_control") else None,
         )
         return pb.CreateGameResponse(game=summary)
 

@@ -1,8 +1,9 @@
 """Bots over the network: identities, seat assignments, and the session of a connected bot.
 
 A bot proves who it is with its bot key (the first use of a name registers the key; only its hash is
-kept). Tournaments assign seats to bots (:meth:`Bots.assign`); a connected bot's session
-(:meth:`Bots.session`) sends each unfinished assignment, then a Turn whenever one of its seats must act,
+kept), and says which games it plays (remembered, so a tournament of another game refuses it).
+Tournaments assign seats to bots (:meth:`Bots.assign`); a connected bot's session (:meth:`Bots.session`)
+sends each unfinished assignment, then a Turn whenever one of its seats must act,
 and applies the bot's Moves through the ordinary game use case with the seat's token. A session started
 again with the same name (a reconnect) sends every unfinished assignment and open turn again; an older
 session of the same bot in this process is ended.
@@ -19,6 +20,7 @@ from typing import Any
 
 import structlog
 
+from engines.registry import get_game
 from parlour.v1 import bot_service_pb2 as pb
 from parlour.v1 import errors_pb2, game_pb2
 from service.app.clocks import Clocks
@@ -85,6 +87,16 @@ class Bots:
         if not token_matches(key, stored):
             raise ServiceError("auth/bad_bot_key", f"a bot named {name!r} exists with another key; pick another name")
 
+    async def check_plays(self, name: str, game: str) -> None:
+        """Raise request/invalid if bot ``name`` said (in its last Hello) that it does not play ``game``."""
+        games = await self._store.games(name)
+        if games and game not in games:
+            raise ServiceError(
+                "request/invalid",
+                f"bot {name!r} said it plays only {', '.join(games)}, not {game}; connect it once with {game} "
+                "among its games (or with no games listed) before registering it",
+            )
+
     async def assign(self, name: str, record: AssignmentRecord) -> bool:
         """Give ``record``'s seat to bot ``name``; its sessions (on any server) receive it. A seat the bot
         already has is not given again (returns False)."""
@@ -105,6 +117,10 @@ class Bots:
         """Serve a connected bot: yields what to send it until it disconnects (``moves`` ends) or a newer
         session of the same bot starts here."""
         await self.authenticate(hello.bot_name, hello.bot_key)
+        for game in hello.games:
+            if get_game(game) is None:
+                raise ServiceError("request/invalid", f"there is no game {game[:64]!r}; ListGameTypes shows the games")
+        await self._store.set_games(hello.bot_name, sorted(set(hello.games)))
         session = _Session(hello.bot_name)
         previous = self._sessions.get(session.name)
         if previous is not None:

@@ -1,6 +1,7 @@
 """Game clocks: time controls measured by the server, and timeouts applied exactly once.
 
-How it works. When a game with a clock is created or changes in this process, :class:`Clocks` (a game
+How it works. A game created with a time control gets its clock when its last seat is claimed (or when
+:meth:`Clocks.start` is called). When a game with a clock changes in this process, :class:`Clocks` (a game
 observer) charges the seat that moved for its think time (recorded by the store with the move's events),
 starts the clock of every seat that must act now and stores a deadline for it in Redis. Every server
 process runs :meth:`Clocks.run`, which claims due deadlines atomically and plays the game's default
@@ -9,8 +10,10 @@ command id ``timeout:<game>:<seat>:<version>``: whichever process claims it, and
 retried, the timeout is applied once, and never after the seat has moved. After ``max_timeouts`` timeouts
 a seat is dropped: its deadlines are due at once, so the server plays all its later moves.
 
-Not covered: a process that dies between storing a command and scheduling the next deadline leaves that
-game without a deadline until its next move.
+A process that dies between storing a command and setting the next deadlines leaves its game without
+them; every process's enforcer also sweeps the running clocked games every ``sweep_seconds`` and, for a
+game still behind at two sweeps in a row, does the lost work (charging a move is recorded per version, so
+it is never charged twice).
 """
 
 from __future__ import annotations
@@ -18,52 +21,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from engines.contract import AnyGame
-from parlour.v1 import clock_pb2
 from service.app.errors import ServiceError
 from service.app.games import Games
-from service.store.clocks import ClockRecord, Deadline, RedisClocks
+from service.app.time_control import TimeControl
+from service.store.clocks import ClockRecord, Deadline, Move, RedisClocks
 from service.store.port import EventStore
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "Clocks", "TimeControl", "timeout_command_id", "wait_for_event"]
+__all__ = ["Clocks", "timeout_command_id", "wait_for_event"]
 
 log = structlog.get_logger("parlour.clocks")
 
-DEFAULT_MAX_TIMEOUTS = 3
 _GIVE_UP = {"game/stale_version", "command/not_your_turn", "game/over", "game/not_found"}
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Time per move, an optional bank and increment (all ms), and timeouts before a seat is dropped."""
-
-    move_ms: int
-    bank_ms: int = 0
-    increment_ms: int = 0
-    max_timeouts: int = DEFAULT_MAX_TIMEOUTS
-
-    @classmethod
-    def from_proto(cls, message: clock_pb2.TimeControl) -> TimeControl:
-        """A validated time control; raises ServiceError ``request/invalid`` naming a bad field."""
-        if not 1 <= message.move_ms <= 3_600_000:
-            raise ServiceError("request/invalid", f"move_ms must be 1 to 3600000, not {message.move_ms}")
-        for name in ("bank_ms", "increment_ms"):
-            if not 0 <= getattr(message, name) <= 86_400_000:
-                raise ServiceError("request/invalid", f"{name} must be 0 to 86400000, not {getattr(message, name)}")
-        if not 0 <= message.max_timeouts <= 1000:
-            raise ServiceError("request/invalid", f"max_timeouts must be 0 to 1000, not {message.max_timeouts}")
-        return cls(message.move_ms, message.bank_ms, message.increment_ms, message.max_timeouts or DEFAULT_MAX_TIMEOUTS)
-
-    def to_proto(self) -> clock_pb2.TimeControl:
-        """The wire form."""
-        return clock_pb2.TimeControl(
-            move_ms=self.move_ms, bank_ms=self.bank_ms, increment_ms=self.increment_ms, max_timeouts=self.max_timeouts
-        )
 
 
 async def wait_for_event(event: asyncio.Event, seconds: float) -> None:
@@ -92,14 +65,18 @@ class Clocks:
         *,
         poll_seconds: float = 1.0,
         lease_ms: int = 10_000,
+        sweep_seconds: float = 5.0,
     ) -> None:
         """``now_ms`` is the server's clock. The enforcer sleeps until the earliest deadline, and at most
-        ``poll_seconds`` (to see deadlines set by other processes). Call :meth:`bind` before running."""
+        ``poll_seconds`` (to see deadlines set by other processes); it sweeps for games left behind every
+        ``sweep_seconds``. Call :meth:`bind` before running."""
         self._clocks = clocks
         self._store = store
         self._now_ms = now_ms
         self._poll = poll_seconds
         self._lease_ms = lease_ms
+        self._sweep_seconds = sweep_seconds
+        self._suspects: set[tuple[str, int]] = set()
         self._games: Games | None = None
         self._inflight: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
@@ -123,19 +100,30 @@ class Clocks:
     # --- setting clocks -----------------------------------------------------------------------------
 
     async def start(self, game_id: str, control: TimeControl, seats: int) -> None:
-        """Give a new game its clock and start the clocks of the seats that must act now."""
+        """Give a game its clock (unless it has one) and start the clocks of the seats that must act now."""
         fields = {
             "move_ms": control.move_ms,
             "bank_ms": control.bank_ms,
             "increment_ms": control.increment_ms,
             "max_timeouts": control.max_timeouts,
         }
-        await self._clocks.create(game_id, fields, seats, control.bank_ms)
-        self._unclocked.discard(game_id)
         view = await self.games.get_view(game_id, None, None)
+        await self._clocks.create(game_id, fields, seats, view.version)
+        self._unclocked.discard(game_id)
         clock = await self._clocks.load(game_id)
         if clock is not None:
             await self._schedule(game_id, clock, list(view.pending_seats), view.version)
+
+    async def start_when_ready(self, game_id: str) -> None:
+        """Start the clock of a game created with a time control once every seat is claimed (idempotent;
+        nothing for a game without a time control)."""
+        record = await self.games.record(game_id)
+        if record.time_control is None:
+            if len(self._unclocked) > 100_000:
+                self._unclocked.clear()
+            self._unclocked.add(game_id)
+        elif record.full and not record.finished and not await self.has_clock(game_id):
+            await self.start(game_id, record.time_control, record.config.seats)
 
     async def has_clock(self, game_id: str) -> bool:
         """Whether the game was given a clock."""
@@ -154,24 +142,29 @@ class Clocks:
             return
         clock = await self._clocks.load(game_id)
         if clock is None:
-            if len(self._unclocked) > 100_000:
-                self._unclocked.clear()
-            self._unclocked.add(game_id)
+            await self.start_when_ready(game_id)
             return
-        last = await self._store.read(game_id, version, 1)
-        if last and last[0].seat is not None:
-            clock = await self._charge(game_id, clock, last[0].seat, last[0].think_ms, timed_out=last[0].timed_out)
-        if not game.is_over(state):
-            await self._schedule(game_id, clock, sorted(game.pending(state)), version)
+        if version > clock.charged:
+            clock = await self._charge(game_id, clock, version)
+        if game.is_over(state):
+            await self._clocks.finish(game_id)
+            return
+        await self._schedule(game_id, clock, sorted(game.pending(state)), version)
 
-    async def _charge(
-        self, game_id: str, clock: ClockRecord, seat: int, think_ms: int, *, timed_out: bool
-    ) -> ClockRecord:
-        bank = clock.banks.get(seat, clock.bank_ms)
-        left = max(0, bank - max(0, think_ms - clock.move_ms)) + clock.increment_ms
-        dropped = await self._clocks.charge(game_id, seat, left, timed_out=timed_out, max_timeouts=clock.max_timeouts)
-        if timed_out:
-            log.info("seat timed out", game_id=game_id, seat=seat, charged_ms=think_ms, dropped=dropped)
+    async def _charge(self, game_id: str, clock: ClockRecord, version: int) -> ClockRecord:
+        """Charge every move after the clock's last charged version up to ``version``."""
+        events = await self._store.read(game_id, clock.charged + 1, version - clock.charged)
+        moves = [Move(e.version, e.seat, e.think_ms, e.timed_out) for e in events if e.command and e.seat is not None]
+        dropped = await self._clocks.charge(game_id, version, moves)
+        for move in moves:
+            if move.timed_out:
+                log.info(
+                    "seat timed out",
+                    game_id=game_id,
+                    seat=move.seat,
+                    charged_ms=move.think_ms,
+                    dropped=move.seat in dropped,
+                )
         return await self._clocks.load(game_id) or clock
 
     async def _schedule(self, game_id: str, clock: ClockRecord, seats: list[int], version: int) -> None:
@@ -179,10 +172,11 @@ class Clocks:
         for seat in seats:
             since = await self._clocks.start_turn(game_id, seat, version, now)
             if since is None:
-                return  # the game moved on; whoever moved it schedules the next deadlines
+                break  # the game moved on; whoever moved it schedules the next deadlines
             due = now if seat in clock.dropped else since + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
             await self._clocks.set_deadline(Deadline(game_id, seat, version), due)
             self._wake.set()
+        await self._clocks.mark_scheduled(game_id, version)
 
     async def deadline_ms(self, game_id: str, seat: int) -> int | None:
         """When the seat's time runs out (ms since the epoch), or None when its clock is not running."""
@@ -194,21 +188,36 @@ class Clocks:
     # --- enforcing deadlines ------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Claim and apply due deadlines until cancelled."""
+        """Claim and apply due deadlines, and sweep for games left behind, until cancelled."""
+        loop = asyncio.get_running_loop()
+        next_sweep = loop.time() + self._sweep_seconds
         while not self._closed:
-            delay = self._poll
+            delay = min(self._poll, max(next_sweep - loop.time(), 0.0))
             try:
+                if loop.time() >= next_sweep:
+                    next_sweep = loop.time() + self._sweep_seconds
+                    await self._sweep()
                 for deadline in await self._clocks.claim_due(self._now_ms(), 64, self._lease_ms):
                     task = asyncio.create_task(self._expire(deadline))
                     self._inflight.add(task)
                     task.add_done_callback(self._inflight.discard)
                 due = await self._clocks.next_due()
                 if due is not None:
-                    delay = min(max((due - self._now_ms()) / 1000, 0.005), self._poll)
+                    delay = min(max((due - self._now_ms()) / 1000, 0.005), delay)
             except Exception:  # Redis unreachable for a moment: keep polling
                 log.exception("claiming deadlines failed")
             self._wake.clear()
             await wait_for_event(self._wake, delay)
+
+    async def _sweep(self) -> None:
+        """Redo the clock work of games whose newest version had no deadlines set at the last sweep and
+        still has none (work lost when a process stopped after storing a command)."""
+        behind = set(await self._clocks.behind())
+        for game_id, version in sorted(behind & self._suspects):
+            log.warning("clock work recovered", game_id=game_id, version=version)
+            self._unclocked.discard(game_id)
+            await self.games.tell_observers(game_id)
+        self._suspects = behind
 
     def close(self) -> None:
         """Make :meth:`run` return at its next turn (it is also cancelled)."""

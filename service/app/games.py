@@ -25,6 +25,7 @@ from service.app.events import client_event
 from service.app.observers import GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
+from service.app.time_control import TimeControl
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
@@ -49,10 +50,15 @@ class Games:
         """Tell ``observer`` about every game this process creates or changes from now on."""
         self._observers.append(observer)
 
+    async def tell_observers(self, game_id: str) -> None:
+        """Tell every observer the game's current state again, as after a change through this process.
+        For work a process that stopped just after storing a command never did (see the clocks' sweep)."""
+        await self._notify(await self._record(game_id, fresh=True))
+
     async def _notify(self, record: GameRecord) -> None:
         if not self._observers:
             return
-        loaded = await self._states.get(record.game_id, record.game)
+        loaded = await self._states.get(record.game_id, record.game, at_least=record.version)
         for observer in self._observers:
             await observer.game_changed(record.game_id, record.game, loaded.state, loaded.version)
 
@@ -106,10 +112,18 @@ class Games:
     # --- create and claim ---------------------------------------------------------------------------
 
     async def create_game(
-        self, name: str, seats: int, options: dict[str, str], seed: bytes | None, *, keep_hidden: bool = False
+        self,
+        name: str,
+        seats: int,
+        options: dict[str, str],
+        seed: bytes | None,
+        *,
+        keep_hidden: bool = False,
+        time_control: TimeControl | None = None,
     ) -> game_service_pb2.GameSummary:
         """Create a game, deal it from ``seed`` (random when None) and store its setup events. With
-        ``keep_hidden`` its hidden information stays redacted per seat after the end."""
+        ``keep_hidden`` its hidden information stays redacted per seat after the end; with
+        ``time_control`` it has a clock (started by the clock observer once every seat is claimed)."""
         game = get_game(name)
         if game is None:
             raise _unknown_game(name)
@@ -123,7 +137,7 @@ class Games:
         game_id = secrets.token_hex(8)
         await self._store.create(
             game_id,
-            new_meta(game, config, reveal_after_end=not keep_hidden),
+            new_meta(game, config, reveal_after_end=not keep_hidden, time_control=time_control),
             [NewEvent(e.SerializeToString()) for e in events],
         )
         log.info("game created", game_id=game_id, game=name, seats=seats)
@@ -153,6 +167,9 @@ class Games:
             if await self._store.set_meta_if_absent(game_id, f"seat:{candidate}", claim):
                 self._records.pop(game_id, None)
                 log.info("seat claimed", game_id=game_id, seat=candidate)
+                claimed = await self._record(game_id, fresh=True)
+                if claimed.full:
+                    await self._notify(claimed)  # observers may start something once every seat is taken
                 return candidate, token
         if seat is not None:
             raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")

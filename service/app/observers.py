@@ -10,7 +10,8 @@ __all__ = ["GameObserver"]
 
 
 class GameObserver(Protocol):
-    """Told after a game is created and after each command is applied through this process.
+    """Told after a game is created, when its last seat is claimed, and after each command is applied
+    through this process (so the same version may be reported more than once).
 
     ``state`` is the engine state at ``version``. Observers must not raise for a game they do not care
     about, and must not block: they run on the request's path, after the events are stored. Changes made

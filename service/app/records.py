@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from engines.contract import AnyGame, GameConfig, Result
 from engines.registry import get_game
 from parlour.v1 import game_pb2, game_service_pb2
+from service.app.time_control import TimeControl
 
 __all__ = ["GameRecord", "SeatClaim", "new_meta", "result_meta", "timestamp"]
 
@@ -40,11 +41,17 @@ class GameRecord:
     claims: dict[int, SeatClaim]
     results: tuple[dict[str, int], ...]
     reveal_after_end: bool = True
+    time_control: TimeControl | None = None
 
     @property
     def finished(self) -> bool:
         """Whether the game is over."""
         return self.status == FINISHED
+
+    @property
+    def full(self) -> bool:
+        """Whether every seat is claimed."""
+        return len(self.claims) == self.config.seats
 
     @property
     def public(self) -> bool:
@@ -75,6 +82,7 @@ class GameRecord:
             claims=claims,
             results=tuple(json.loads(meta.get("result", "[]"))),
             reveal_after_end=meta.get("reveal_after_end", "true") == "true",
+            time_control=TimeControl.from_json(meta["time_control"]) if "time_control" in meta else None,
         )
 
     def summary(self) -> game_service_pb2.GameSummary:
@@ -93,6 +101,8 @@ class GameRecord:
             claim = self.claims.get(seat)
             summary.seats.add(seat=seat, claimed=claim is not None, player_name=claim.name if claim else "")
         summary.results.extend(self.seat_results())
+        if self.time_control is not None:
+            summary.time_control.CopyFrom(self.time_control.to_proto())
         return summary
 
     def seat_results(self) -> list[game_pb2.SeatResult]:
@@ -108,9 +118,11 @@ class GameRecord:
         ]
 
 
-def new_meta(game: AnyGame, config: GameConfig, *, reveal_after_end: bool = True) -> dict[str, str]:
+def new_meta(
+    game: AnyGame, config: GameConfig, *, reveal_after_end: bool = True, time_control: TimeControl | None = None
+) -> dict[str, str]:
     """The metadata of a new game."""
-    return {
+    meta = {
         "game": game.spec.name,
         "rules_version": game.spec.rules_version,
         "seats": str(config.seats),
@@ -118,6 +130,9 @@ def new_meta(game: AnyGame, config: GameConfig, *, reveal_after_end: bool = True
         "status": RUNNING,
         "reveal_after_end": "true" if reveal_after_end else "false",
     }
+    if time_control is not None:
+        meta["time_control"] = time_control.to_json()
+    return meta
 
 
 def result_meta(result: Result) -> dict[str, str]:

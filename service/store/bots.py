@@ -62,6 +62,15 @@ class RedisBots:
         await self._redis.hsetnx(key, "key_hash", new_hash)
         return cast(bytes, await self._redis.hget(key, "key_hash")).decode()
 
+    async def set_games(self, name: str, games: list[str]) -> None:
+        """Remember the games the bot said it plays (empty: any)."""
+        await self._redis.hset(self._keys.bot(name), "games", ",".join(games))
+
+    async def games(self, name: str) -> list[str]:
+        """The games the bot last said it plays (empty: any, or it never said)."""
+        raw = cast(bytes | None, await self._redis.hget(self._keys.bot(name), "games"))
+        return [g for g in (raw or b"").decode().split(",") if g]
+
     async def assign(self, name: str, record: AssignmentRecord) -> bool:
         """Add an assignment to the bot's stream, unless the bot already has that seat (atomically, so a
         scheduler that repeats the step after a crash never gives a seat twice). True if it was added."""

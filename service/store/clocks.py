@@ -5,6 +5,11 @@ A deadline is the member ``<game>|<seat>|<version>`` scored by its due time in m
 deadlines atomically by pushing their score a lease into the future (:meth:`RedisClocks.claim_due`), so two
 processes never claim the same one at once, and one that dies holding a claim loses it when the lease
 ends. The claimer removes the member once it has dealt with it.
+
+Each clock hash also remembers the last version whose mover was charged (``charged``, so a repeated
+charge is not applied twice) and the newest version whose deadlines are set (``scheduled``); a set of the
+clocked games still running lets any process find games whose deadlines were never set
+(:meth:`RedisClocks.behind`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import redis.asyncio as aioredis
 
 from service.store.keys import Keys
 
-__all__ = ["ClockRecord", "Deadline", "RedisClocks"]
+__all__ = ["ClockRecord", "Deadline", "Move", "RedisClocks"]
 
 # Start a seat's clock (HSETNX since:<seat>) only while the game is still at the version that made the
 # seat pending; returns the clock's start (ms) or false when the game has moved on.
@@ -25,6 +30,50 @@ local version = redis.call('HGET', KEYS[1], 'version')
 if version ~= ARGV[1] then return false end
 redis.call('HSETNX', KEYS[2], 'since:' .. ARGV[2], ARGV[3])
 return redis.call('HGET', KEYS[2], 'since:' .. ARGV[2])
+"""
+
+# Give a game its clock (ARGV: field, value, ...) unless it has one; returns 1 if created.
+_CREATE = """
+if redis.call('HEXISTS', KEYS[1], 'move_ms') == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+# Charge the moves of versions after 'charged', in order: ARGV[1] is the version read up to, then per move
+# its version, seat, think time (ms) and timed-out flag ('1'/'0'). A seat's bank loses the time over
+# move_ms and gains increment_ms; a timeout is counted and the seat dropped at max_timeouts. Moves at or
+# before 'charged' were charged already (by this or another process) and are skipped, so each move is
+# charged once however often it is reported. Returns the seats dropped now.
+_CHARGE = """
+local charged = tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')
+local move_ms = tonumber(redis.call('HGET', KEYS[1], 'move_ms'))
+local bank_ms = tonumber(redis.call('HGET', KEYS[1], 'bank_ms') or '0')
+local increment = tonumber(redis.call('HGET', KEYS[1], 'increment_ms') or '0')
+local max_timeouts = tonumber(redis.call('HGET', KEYS[1], 'max_timeouts') or '3')
+local dropped = {}
+for i = 2, #ARGV, 4 do
+  local version, seat = tonumber(ARGV[i]), ARGV[i + 1]
+  if version > charged then
+    local bank = tonumber(redis.call('HGET', KEYS[1], 'bank:' .. seat) or bank_ms)
+    local left = math.max(0, bank - math.max(0, tonumber(ARGV[i + 2]) - move_ms)) + increment
+    redis.call('HSET', KEYS[1], 'bank:' .. seat, left)
+    if ARGV[i + 3] == '1' then
+      local count = redis.call('HINCRBY', KEYS[1], 'timeouts:' .. seat, 1)
+      if count >= max_timeouts and redis.call('HSETNX', KEYS[1], 'dropped:' .. seat, 1) == 1 then
+        table.insert(dropped, tonumber(seat))
+      end
+    end
+  end
+end
+if tonumber(ARGV[1]) > charged then redis.call('HSET', KEYS[1], 'charged', ARGV[1]) end
+return dropped
+"""
+
+# Record that the deadlines of version ARGV[1] are set (the mark never moves back).
+_SCHEDULED = """
+local seen = tonumber(redis.call('HGET', KEYS[1], 'scheduled') or '0')
+if seen < tonumber(ARGV[1]) then redis.call('HSET', KEYS[1], 'scheduled', ARGV[1]) end
+return 0
 """
 
 # Claim up to ARGV[2] deadlines due at ARGV[1] by moving them to ARGV[3] (the end of the lease).
@@ -58,6 +107,17 @@ class Deadline:
 
 
 @dataclass(frozen=True)
+class Move:
+    """A seat's command as the clock charges it: its first event's version, the seat, the time it took
+    and whether the server played it because the time ran out."""
+
+    version: int
+    seat: int
+    think_ms: int
+    timed_out: bool
+
+
+@dataclass(frozen=True)
 class ClockRecord:
     """A game's clock as stored: the time control and each seat's bank, timeouts and dropped flag."""
 
@@ -69,6 +129,8 @@ class ClockRecord:
     timeouts: dict[int, int]
     dropped: frozenset[int]
     since: dict[int, int]
+    #: Moves up to this version are charged.
+    charged: int = 0
 
     @classmethod
     def parse(cls, raw: dict[str, str]) -> ClockRecord:
@@ -86,6 +148,7 @@ class ClockRecord:
             timeouts=per_seat("timeouts:"),
             dropped=frozenset(s for s, v in per_seat("dropped:").items() if v),
             since=per_seat("since:"),
+            charged=int(raw.get("charged", 0)),
         )
 
 
@@ -98,11 +161,18 @@ class RedisClocks:
         self._keys = keys
         self._start_turn = client.register_script(_START_TURN)
         self._claim = client.register_script(_CLAIM)
+        self._create = client.register_script(_CREATE)
+        self._charge = client.register_script(_CHARGE)
+        self._scheduled = client.register_script(_SCHEDULED)
 
-    async def create(self, game_id: str, fields: dict[str, int], seats: int, bank_ms: int) -> None:
-        """Give a game its clock: the time control ``fields`` and a full bank for each seat."""
-        mapping: dict[str, int] = {**fields, **{f"bank:{s}": bank_ms for s in range(seats)}}
-        await self._redis.hset(self._keys.clock(game_id), mapping=mapping)  # type: ignore[arg-type]
+    async def create(self, game_id: str, fields: dict[str, int], seats: int, version: int) -> bool:
+        """Give a game at ``version`` its clock, unless it has one: the time control ``fields`` (with
+        ``bank_ms``) and a full bank for each seat. True if created."""
+        await self._redis.sadd(self._keys.clocked_games(), game_id)
+        banks = {f"bank:{s}": fields["bank_ms"] for s in range(seats)}
+        mapping: dict[str, int] = {**fields, **banks, "charged": version, "scheduled": version}
+        args = [item for pair in mapping.items() for item in pair]
+        return bool(await self._create(keys=[self._keys.clock(game_id)], args=args))
 
     async def load(self, game_id: str) -> ClockRecord | None:
         """The game's clock, or None when the game has no clock."""
@@ -118,16 +188,39 @@ class RedisClocks:
         since = await self._start_turn(keys=keys, args=[version, seat, now_ms])
         return None if since is None else int(since)
 
-    async def charge(self, game_id: str, seat: int, bank_ms: int, *, timed_out: bool, max_timeouts: int) -> bool:
-        """Set the seat's bank; count a timeout and drop the seat at ``max_timeouts``. True if dropped now."""
-        key = self._keys.clock(game_id)
-        await self._redis.hset(key, f"bank:{seat}", bank_ms)
-        if not timed_out:
-            return False
-        count = int(await self._redis.hincrby(key, f"timeouts:{seat}", 1))
-        if count >= max_timeouts:
-            return bool(await self._redis.hsetnx(key, f"dropped:{seat}", 1))
-        return False
+    async def charge(self, game_id: str, version: int, moves: list[Move]) -> list[int]:
+        """Charge ``moves`` (every move after the clock's ``charged`` version up to ``version``, in
+        order); moves charged before are skipped. Returns the seats dropped now."""
+        args = [version] + [item for m in moves for item in (m.version, m.seat, m.think_ms, int(m.timed_out))]
+        return [int(seat) for seat in await self._charge(keys=[self._keys.clock(game_id)], args=args)]
+
+    async def mark_scheduled(self, game_id: str, version: int) -> None:
+        """Record that the deadlines of ``version`` are set."""
+        await self._scheduled(keys=[self._keys.clock(game_id)], args=[version])
+
+    async def finish(self, game_id: str) -> None:
+        """Forget a game that is over (its clock stays, for the record)."""
+        await self._redis.srem(self._keys.clocked_games(), game_id)
+
+    async def behind(self) -> list[tuple[str, int]]:
+        """Running clocked games whose newest version has no deadlines set yet, as (game id, version).
+        Games that no longer exist are forgotten."""
+        members = cast(set[bytes], await self._redis.smembers(self._keys.clocked_games()))
+        ids = [member.decode() for member in members]
+        if not ids:
+            return []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hget(self._keys.meta(game_id), "version")
+                pipe.hget(self._keys.clock(game_id), "scheduled")
+            replies = await pipe.execute()
+        found: list[tuple[str, int]] = []
+        for game_id, version, scheduled in zip(ids, replies[::2], replies[1::2], strict=True):
+            if version is None:
+                await self.finish(game_id)
+            elif int(version) > int(scheduled or 0):
+                found.append((game_id, int(version)))
+        return found
 
     async def set_deadline(self, deadline: Deadline, due_ms: int) -> None:
         """Add (or move) a deadline."""

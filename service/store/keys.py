@@ -37,6 +37,10 @@ class Keys:
         """A sorted set of ``<game>|<seat>|<version>`` by due time (ms) of every running clock."""
         return f"{self.prefix}:clocks:due"
 
+    def clocked_games(self) -> str:
+        """A set of the ids of clocked games that are not known to be over (the clocks' sweep checks them)."""
+        return f"{self.prefix}:clocks:games"
+
     def bot(self, name: str) -> str:
         """A bot's identity (hash: key hash)."""
         return f"{self.prefix}:{{b:{name}}}:bot"

@@ -96,3 +96,35 @@ async def test_assignments_are_listed_for_a_bot_using_the_plain_game_api(admin_a
     assert len(listed) == 1
     view = await admin_app.games.get_view(listed[0].game_id, listed[0].seat, listed[0].seat_token)
     assert view.seat == listed[0].seat
+
+
+async def _hello(target: str, hello: pb.Hello) -> pb.ConnectResponse:
+    """The server's first answer to ``hello``."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        call = pb_grpc.BotServiceStub(channel).Connect()
+        await call.write(pb.ConnectRequest(hello=hello))
+        try:
+            message = await asyncio.wait_for(call.read(), timeout=30)
+        finally:
+            call.cancel()
+    assert isinstance(message, pb.ConnectResponse)
+    return message
+
+
+async def test_a_bot_says_which_games_it_plays_and_is_refused_for_others(admin_app: App) -> None:
+    """The games of a bot's Hello are remembered: registering it for a tournament of another game is
+    refused with a sentence saying why and what to do; an unknown game in a Hello is refused."""
+    target = f"127.0.0.1:{admin_app.grpc_port}"
+    welcome = await _hello(target, pb.Hello(bot_name="picky", bot_key=BOT_KEY, games=["verraeter", "libertalia"]))
+    assert welcome.welcome.bot_name == "picky"
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await create_and_register(target, ["picky"], game="oldmen")
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "'picky' said it plays only libertalia, verraeter, not oldmen" in str(refused.value.details())
+    assert await create_and_register(target, ["picky"], game="verraeter")
+    await _hello(target, pb.Hello(bot_name="picky", bot_key=BOT_KEY))  # no games listed: any game
+    assert await create_and_register(target, ["picky"], game="oldmen")
+    with pytest.raises(grpc.aio.AioRpcError) as unknown:
+        await _hello(target, pb.Hello(bot_name="picky", bot_key=BOT_KEY, games=["chess"]))
+    assert unknown.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "there is no game 'chess'" in str(unknown.value.details())

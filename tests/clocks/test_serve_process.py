@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.app.clocks import TimeControl
+from service.app.time_control import TimeControl
 from service.bootstrap import App, build_app
 from tests.clocks.test_timeouts import finished_view
 from tests.conftest import RedisTarget, delete_prefix, server_settings

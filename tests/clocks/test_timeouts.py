@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from parlour.v1 import game_pb2
-from service.app.clocks import TimeControl
+from service.app.time_control import TimeControl
 from service.bootstrap import App, build_app
 from tests.conftest import RedisTarget, delete_prefix, server_settings
 

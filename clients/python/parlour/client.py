@@ -8,7 +8,7 @@ from typing import Any
 
 import grpc
 
-from parlour.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from parlour.v1 import clock_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 
 __all__ = ["GameClient", "ParlourError"]
 
@@ -78,6 +78,7 @@ class GameClient:
         seed: bytes | None = None,
         *,
         keep_hidden_after_end: bool = False,
+        time_control: clock_pb2.TimeControl | None = None,
     ) -> game_service_pb2.GameSummary:
         """Create a game; returns its summary (``.game_id``). See CreateGameRequest for the arguments."""
         request = game_service_pb2.CreateGameRequest(
@@ -85,6 +86,8 @@ class GameClient:
         )
         if seed is not None:
             request.seed = seed
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
         response: game_service_pb2.CreateGameResponse = await self._call("CreateGame", request)
         return response.game
 

@@ -17,8 +17,9 @@ import structlog
 from parlour.v1 import game_pb2
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.bots import Bots
-from service.app.clocks import Clocks, TimeControl, wait_for_event
+from service.app.clocks import Clocks, wait_for_event
 from service.app.games import Games
+from service.app.time_control import TimeControl
 from service.app.tournaments.plan import PlannedTable, plan_round, seat_token
 from service.app.tournaments.state import Table, TournamentState
 from service.store.bots import AssignmentRecord
@@ -94,8 +95,9 @@ class Runner:
 
     async def _schedule(self, state: TournamentState, planned: PlannedTable) -> None:
         settings = state.settings
+        control = TimeControl.from_proto(settings.time_control) if settings.HasField("time_control") else None
         summary = await self._games.create_game(
-            settings.game, settings.table_size, dict(settings.options), planned.seed
+            settings.game, settings.table_size, dict(settings.options), planned.seed, time_control=control
         )
         scheduled = pb.TableScheduled(
             round=state.round, table=planned.index, game_id=summary.game_id, seats=list(planned.seats)
@@ -104,8 +106,9 @@ class Runner:
             log.info("table scheduled", tournament_id=self._id, game_id=summary.game_id, round=state.round)
 
     async def _seat(self, state: TournamentState, table: Table) -> None:
-        """Give out the table's seats and start its clock. Idempotent, so it is safe to repeat after a
-        crash anywhere in it: seat tokens are derived from the secret, and a bot gets a seat only once."""
+        """Give out the table's seats and start its clock (if it has a time control). Idempotent, so it is
+        safe to repeat after a crash anywhere in it: seat tokens are derived from the secret, a bot gets a
+        seat only once, and a clock is started only once."""
         summary = await self._games.get_game(table.game_id)
         for info in summary.seats:
             bot = table.seats[info.seat]
@@ -114,10 +117,7 @@ class Runner:
                 await self._games.claim_seat(table.game_id, info.seat, bot, token=token)
             record = AssignmentRecord(table.game_id, summary.game, info.seat, token, self._id)
             await self._bots.assign(bot, record)
-        settings = state.settings
-        if settings.HasField("time_control") and not await self._clocks.has_clock(table.game_id):
-            control = TimeControl.from_proto(settings.time_control)
-            await self._clocks.start(table.game_id, control, len(table.seats))
+        await self._clocks.start_when_ready(table.game_id)
 
     async def _watch(self, table: Table) -> None:
         """Wait for the game's end and record its result."""

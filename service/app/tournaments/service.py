@@ -20,9 +20,10 @@ from engines.errors import GameError
 from engines.registry import get_game
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.bots import Bots
-from service.app.clocks import Clocks, TimeControl
+from service.app.clocks import Clocks
 from service.app.errors import ServiceError, from_game_error
 from service.app.games import Games
+from service.app.time_control import TimeControl
 from service.app.tournaments.runner import Runner
 from service.app.tournaments.state import TournamentState, fold_tournament
 from service.store.port import VersionConflictError
@@ -120,6 +121,7 @@ class Tournaments:
                 return state.summary()
             if state.status != pb.TOURNAMENT_STATUS_REGISTERING:
                 raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
+            await self._bots.check_plays(bot_name, state.settings.game)
             event = pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=bot_name))
             if await self.append(tournament_id, event, state.version):
                 return (await self.load(tournament_id)).summary()

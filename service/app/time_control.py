@@ -1,0 +1,51 @@
+"""A game's time control as a value: time per move, bank, increment and timeouts before a seat is dropped,
+validated once from the wire form (see ``clock.proto``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+from parlour.v1 import clock_pb2
+from service.app.errors import ServiceError
+
+__all__ = ["DEFAULT_MAX_TIMEOUTS", "TimeControl"]
+
+DEFAULT_MAX_TIMEOUTS = 3
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Time per move, an optional bank and increment (all ms), and timeouts before a seat is dropped."""
+
+    move_ms: int
+    bank_ms: int = 0
+    increment_ms: int = 0
+    max_timeouts: int = DEFAULT_MAX_TIMEOUTS
+
+    @classmethod
+    def from_proto(cls, message: clock_pb2.TimeControl) -> TimeControl:
+        """A validated time control; raises ServiceError ``request/invalid`` naming a bad field."""
+        if not 1 <= message.move_ms <= 3_600_000:
+            raise ServiceError("request/invalid", f"move_ms must be 1 to 3600000, not {message.move_ms}")
+        for name in ("bank_ms", "increment_ms"):
+            if not 0 <= getattr(message, name) <= 86_400_000:
+                raise ServiceError("request/invalid", f"{name} must be 0 to 86400000, not {getattr(message, name)}")
+        if not 0 <= message.max_timeouts <= 1000:
+            raise ServiceError("request/invalid", f"max_timeouts must be 0 to 1000, not {message.max_timeouts}")
+        return cls(message.move_ms, message.bank_ms, message.increment_ms, message.max_timeouts or DEFAULT_MAX_TIMEOUTS)
+
+    def to_proto(self) -> clock_pb2.TimeControl:
+        """The wire form."""
+        return clock_pb2.TimeControl(
+            move_ms=self.move_ms, bank_ms=self.bank_ms, increment_ms=self.increment_ms, max_timeouts=self.max_timeouts
+        )
+
+    def to_json(self) -> str:
+        """The stored form (a game's metadata keeps it)."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TimeControl:
+        """The time control :meth:`to_json` stored."""
+        return cls(**json.loads(text))
