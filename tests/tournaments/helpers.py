@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import grpc
+from openskill.models import PlackettLuce
 
 from parlour.v1 import clock_pb2
+from parlour.v1 import replay_service_pb2 as replay_pb
+from parlour.v1 import replay_service_pb2_grpc as replay_grpc
 from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 
@@ -57,3 +60,52 @@ async def standings(target: str, tournament_id: str) -> pb.GetStandingsResponse:
         stub = pb_grpc.TournamentServiceStub(channel)
         reply: pb.GetStandingsResponse = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=tournament_id))
         return reply
+
+
+async def tournament_events(target: str, tournament_id: str) -> list[pb.TournamentEvent]:
+    """The tournament's whole log, through WatchTournament (which ends after a finished tournament's last
+    event)."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = pb_grpc.TournamentServiceStub(channel)
+        request = pb.WatchTournamentRequest(tournament_id=tournament_id)
+        return [reply.event async for reply in stub.WatchTournament(request)]
+
+
+async def verify_game(target: str, game_id: str) -> replay_pb.VerifyGameResponse:
+    """The server's verdict on the game's export: every command re-run from the revealed seed."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = replay_grpc.ReplayServiceStub(channel)
+        export = await stub.ExportGame(replay_pb.ExportGameRequest(game_id=game_id))
+        reply: replay_pb.VerifyGameResponse = await stub.VerifyGame(replay_pb.VerifyGameRequest(export=export.export))
+        return reply
+
+
+def expected_ratings(events: list[pb.TournamentEvent]) -> dict[str, tuple[float, float]]:
+    """(mu, sigma) of each bot, computed here with openskill's Plackett-Luce from the finished tables'
+    results in log order, independently of the server's fold."""
+    model = PlackettLuce()
+    ratings = {e.bot_registered.bot_name: model.rating() for e in events if e.HasField("bot_registered")}
+    for event in events:
+        if event.HasField("table_finished"):
+            results = list(event.table_finished.results)
+            rated = model.rate([[ratings[r.player_name]] for r in results], ranks=[float(r.rank) for r in results])
+            for result, team in zip(results, rated, strict=True):
+                ratings[result.player_name] = team[0]
+    return {name: (r.mu, r.sigma) for name, r in ratings.items()}
+
+
+def assert_standings_match(standings: list[pb.Standing], events: list[pb.TournamentEvent]) -> None:
+    """Games, rank points (n - rank at a table of n) and ratings of every bot are what the finished
+    tables' results give."""
+    games: dict[str, int] = {}
+    points: dict[str, int] = {}
+    for event in events:
+        results = event.table_finished.results
+        for result in results:
+            games[result.player_name] = games.get(result.player_name, 0) + 1
+            points[result.player_name] = points.get(result.player_name, 0) + len(results) - result.rank
+    ratings = expected_ratings(events)
+    for row in standings:
+        assert (row.games, row.rank_points) == (games[row.bot_name], points[row.bot_name]), row.bot_name
+        mu, sigma = ratings[row.bot_name]
+        assert abs(row.rating_mu - mu) < 1e-9 and abs(row.rating_sigma - sigma) < 1e-9, row.bot_name

@@ -11,7 +11,15 @@ from parlour.bots import make_bot
 from parlour.runner import run_bot
 from parlour.v1 import tournament_service_pb2 as pb
 from service.bootstrap import App
-from tests.tournaments.helpers import BOT_KEY, create_and_register, standings, start
+from tests.tournaments.helpers import (
+    BOT_KEY,
+    assert_standings_match,
+    create_and_register,
+    standings,
+    start,
+    tournament_events,
+    verify_game,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_BOT = ROOT / "clients" / "node" / "bot.js"
@@ -74,7 +82,13 @@ async def test_node_bot_and_cli_bot_finish_a_tournament_with_in_process_bots(adm
         await asyncio.sleep(0.1)
     assert reply.tournament.status == pb.TOURNAMENT_STATUS_FINISHED
     assert {s.bot_name: s.games for s in reply.standings} == dict.fromkeys(names, 3)
-    stored = [await admin_app.store.read(t, 1, 100_000) for t in await _game_ids(admin_app, tid)]
+    events = await tournament_events(target, tid)
+    assert_standings_match(list(reply.standings), events)
+    game_ids = await _game_ids(admin_app, tid)
+    for game_id in game_ids:
+        verdict = await verify_game(target, game_id)
+        assert verdict.verified, verdict.message
+    stored = [await admin_app.store.read(t, 1, 100_000) for t in game_ids]
     assert not any(e.timed_out for log in stored for e in log), "every bot answered in time"
 
 

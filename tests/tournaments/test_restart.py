@@ -18,16 +18,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import grpc
-
 from parlour.bots import make_bot
 from parlour.runner import run_bot
-from parlour.v1 import replay_service_pb2 as replay_pb
-from parlour.v1 import replay_service_pb2_grpc as replay_grpc
 from parlour.v1 import tournament_service_pb2 as pb
-from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 from tests.conftest import RedisTarget, delete_prefix
-from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, create_and_register, standings, start
+from tests.tournaments.helpers import (
+    ADMIN_KEY,
+    BOT_KEY,
+    assert_standings_match,
+    create_and_register,
+    standings,
+    start,
+    tournament_events,
+    verify_game,
+)
 
 
 def _free_port() -> int:
@@ -59,25 +63,6 @@ async def _serve(
         if process.returncode is None:
             process.kill()
         await process.wait()
-
-
-async def _table_games(target: str, tournament_id: str) -> list[str]:
-    """Every game the tournament's log schedules, once per TableScheduled event, in order."""
-    games = []
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = pb_grpc.TournamentServiceStub(channel)
-        async for reply in stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=tournament_id)):
-            if reply.event.HasField("table_scheduled"):
-                games.append(reply.event.table_scheduled.game_id)
-    return games
-
-
-async def _verified(target: str, game_id: str) -> replay_pb.VerifyGameResponse:
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = replay_grpc.ReplayServiceStub(channel)
-        export = await stub.ExportGame(replay_pb.ExportGameRequest(game_id=game_id))
-        reply: replay_pb.VerifyGameResponse = await stub.VerifyGame(replay_pb.VerifyGameRequest(export=export.export))
-        return reply
 
 
 async def _wait_for(target: str, tournament_id: str, done: int, seconds: float) -> pb.GetStandingsResponse:
@@ -119,8 +104,9 @@ async def test_a_tournament_survives_a_server_crash_and_restart(
         async with _serve(redis_target, key_prefix, port, tmp_path / "second"):
             after = await _wait_for(target, tournament_id, _ALL, seconds=120)
             assert after.tournament.status == pb.TOURNAMENT_STATUS_FINISHED, after.tournament
-            games = await _table_games(target, tournament_id)
-            verdicts = [await _verified(target, game_id) for game_id in games]
+            events = await tournament_events(target, tournament_id)
+            games = [e.table_scheduled.game_id for e in events if e.HasField("table_scheduled")]
+            verdicts = [await verify_game(target, game_id) for game_id in games]
     finally:
         stop.set()
         await asyncio.wait_for(asyncio.gather(*bots, return_exceptions=True), timeout=30)
@@ -129,3 +115,4 @@ async def test_a_tournament_survives_a_server_crash_and_restart(
     assert all(v.verified for v in verdicts), [v.message for v in verdicts if not v.verified]
     assert after.tournament.games_finished == 8
     assert {s.bot_name: s.games for s in after.standings} == dict.fromkeys(names, 6)
+    assert_standings_match(list(after.standings), events)
