@@ -93,3 +93,31 @@ def test_standings_and_ratings_follow_the_results_once_per_game() -> None:
     assert abs(rows["a"].rating_sigma - expected[1][0].sigma) < 1e-9
     assert state.standings()[0].bot_name == "c"
     assert rows["a"].rank == rows["b"].rank == 2
+
+
+def test_folding_on_from_a_state_equals_folding_everything_and_leaves_that_state_alone() -> None:
+    """The server brings a cached state up to date with the newer events only: the result is the full
+    fold's, and the cached state (which readers may still hold) does not change."""
+    settings = _settings(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 3)
+    scheduled = pb.TableScheduled(round=1, table=0, game_id="g1", seats=["a", "b", "c"])
+    log = _log(
+        settings,
+        ["a", "b", "c"],
+        pb.TournamentEvent(table_scheduled=scheduled),
+        pb.TournamentEvent(table_finished=_finished("g1", [("c", 9, 1), ("a", 4, 2), ("b", 3, 3)])),
+        pb.TournamentEvent(finished=pb.TournamentFinished()),
+    )
+    early = fold_tournament("t", log[:-2])
+    assert early is not None
+    before = (early.version, early.standings(), set(early.finished), early.status)
+    later = fold_tournament("t", log[-2:], early)
+    whole = fold_tournament("t", log)
+    assert later is not None and whole is not None
+    assert (later.version, later.standings(), later.finished, later.status) == (
+        whole.version,
+        whole.standings(),
+        whole.finished,
+        whole.status,
+    )
+    assert (early.version, early.standings(), set(early.finished), early.status) == before
+    assert early.status != whole.status and early.standings() != whole.standings()

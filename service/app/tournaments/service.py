@@ -34,6 +34,7 @@ __all__ = ["Tournaments"]
 log = structlog.get_logger("parlour.tournaments")
 
 _LEASE_MS = 6000
+_CACHED_STATES = 1000
 
 
 class Tournaments:
@@ -51,6 +52,7 @@ class Tournaments:
         self._runners: dict[str, asyncio.Task[None]] = {}
         self._done: set[str] = set()
         self._closed = False
+        self._states: dict[str, TournamentState] = {}
 
     def close(self) -> None:
         """Make :meth:`run` return at its next turn (it is also cancelled)."""
@@ -59,12 +61,22 @@ class Tournaments:
     # --- reading ----------------------------------------------------------------------------------
 
     async def load(self, tournament_id: str) -> TournamentState:
-        """The tournament's state; tournament/not_found when there is none."""
+        """The tournament's current state; tournament/not_found when there is none. States are cached and
+        brought up to date with the events appended since (never changed once returned: treat as read-only)."""
         if not (1 <= len(tournament_id) <= 64 and tournament_id.isalnum()):
             raise _not_found(tournament_id)
-        state = fold_tournament(tournament_id, await self._store.read(tournament_id))
+        known = self._states.get(tournament_id)
+        events = await self._store.read(tournament_id, known.version + 1 if known else 1)
+        if known is not None and not events:
+            return known
+        state = fold_tournament(tournament_id, events, known)
         if state is None:
             raise _not_found(tournament_id)
+        newest = self._states.get(tournament_id)
+        if newest is None or newest.version < state.version:  # another load may have gone further meanwhile
+            if newest is None and len(self._states) >= _CACHED_STATES:
+                self._states.pop(next(iter(self._states)))
+            self._states[tournament_id] = state
         return state
 
     async def standings(self, tournament_id: str) -> tuple[pb.Tournament, list[pb.Standing]]:
@@ -80,24 +92,20 @@ class Tournaments:
         """Events from ``from_version`` with the summary and standings after each; ends after the last."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        state = await self.load(tournament_id)
-        if state.status == pb.TOURNAMENT_STATUS_FINISHED and max(from_version, 1) > state.version:
+        start = max(from_version, 1)
+        loaded = await self.load(tournament_id)
+        if loaded.status == pb.TOURNAMENT_STATUS_FINISHED and start > loaded.version:
             return
-        events = await self._store.read(tournament_id)
-        state = fold_tournament(tournament_id, [e for e in events if e[0] < max(from_version, 1)]) or state
+        state: TournamentState | None = None  # folded here from the first event (the cached one is shared)
         async for version, recorded_ms, data in self._store.tail(tournament_id, 1):
             event = pb.TournamentEvent.FromString(data)
             event.version = version
             event.recorded_at.FromMilliseconds(recorded_ms)
-            if version == 1:
+            if state is None:
                 state = TournamentState(tournament_id, event.created.settings, recorded_ms)
-            if version >= max(from_version, 1) or version > state.version:
-                if version > state.version:
-                    state.apply(event)
-                if version >= max(from_version, 1):
-                    yield pb.WatchTournamentResponse(
-                        event=event, tournament=state.summary(), standings=state.standings()
-                    )
+            state.apply(event)
+            if version >= start:
+                yield pb.WatchTournamentResponse(event=event, tournament=state.summary(), standings=state.standings())
             if event.WhichOneof("kind") == "finished":
                 return
 

@@ -3,7 +3,7 @@ standings and ratings (OpenSkill's Plackett-Luce model, updated after each game 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from openskill.models import PlackettLuce
 
@@ -103,6 +103,11 @@ class TournamentState:
         summary.created_at.FromMilliseconds(self.created_ms)
         return summary
 
+    def copy(self) -> TournamentState:
+        """An independent copy (applying events to it leaves this state as it is)."""
+        bots = {name: replace(bot) for name, bot in self.bots.items()}
+        return replace(self, bots=bots, tables=dict(self.tables), finished=set(self.finished))
+
     def apply(self, event: pb.TournamentEvent) -> None:
         """Apply one event (never fails on an event once stored)."""
         self.version = event.version
@@ -142,9 +147,12 @@ class TournamentState:
             bot.mu, bot.sigma = team[0].mu, team[0].sigma
 
 
-def fold_tournament(tournament_id: str, events: list[tuple[int, int, bytes]]) -> TournamentState | None:
-    """The state after ``events`` (as the store reads them: version, time ms, data); None if there are none."""
-    state: TournamentState | None = None
+def fold_tournament(
+    tournament_id: str, events: list[tuple[int, int, bytes]], start: TournamentState | None = None
+) -> TournamentState | None:
+    """The state after ``events`` (as the store reads them: version, time ms, data), applied to a copy of
+    ``start`` when given (``events`` then follow its version); None if there are none."""
+    state = start.copy() if start is not None else None
     for version, recorded_ms, data in events:
         event = pb.TournamentEvent.FromString(data)
         event.version = version
