@@ -28,26 +28,30 @@ c. plain game API (``--plain-api``; for comparison only, not what the target is 
    then views and WatchGame streams per seat), a round at a time.
 
 Measures, over each timed window: server CPU is ``time.process_time()`` of this process (every thread: the
-gRPC server, the application, the scheduler, and the bench's own driving: in (a) a few GetStandings calls,
-in (b) the create/claim/assign calls and the polling, which stand in for the scheduler's work); Redis CPU is
-``used_cpu_user + used_cpu_sys`` from ``INFO cpu`` of the embedded Redis (its own process). Not included:
-the bot process's CPU, connecting the bots (they connect a second before the window), creating the
-tournament and registering its bots, and reading the seeds. A full garbage collection runs before each
-window.
+gRPC server, the application, the scheduler, and the bench's own driving); Redis CPU is ``used_cpu_user +
+used_cpu_sys`` from ``INFO cpu`` of the embedded Redis (its own process); driver CPU is the event loop
+thread's CPU time (``time.thread_time``) spent in the steps of the tasks that drive the games, counted by a
+task factory installed before the server starts (:class:`LoopMeter`): in (a) the scheduler's tasks
+(``Tournaments.run``, ``Runner.run``, ``Runner._watch``: creating games, claiming and assigning seats,
+reading and appending the tournament log, ratings, leases, watching games end), in (b) the bench's driver
+(creating games, claiming and assigning seats, waiting for the ends). Not included: the bot process's CPU,
+connecting the bots (they connect a second before the window), creating the tournament and registering its
+bots, and reading the seeds. A full garbage collection runs before each window.
 
-Each game gets one unmeasured warm-up (a, then b), then M repetitions in alternating order (a b, b a, ...);
-(b) plays the deals of the latest tournament. Each column is the median over the repetitions. The overhead is
-the median over the repetitions of CPU per game (a) / CPU per game (b) - 1 (the two runs of a repetition are
-next to each other in time, so a slow spell of the machine tends to hit both), printed with PASS (at most
-+10%) or FAIL, beside each repetition's overhead, the ratio of the columns' medians, and the medians of the
-same ratios for wall-clock time per run and Redis CPU. On a busy machine single runs differ by 20% and
-more: use more repetitions (``--repeat``) before trusting a verdict near the target.
+The verdict: the scheduler's overhead is (driver CPU per game in (a) - driver CPU per game in (b)) / server
+CPU per game in (b), the median over the repetitions, against the target of +10%. It is measured where the
+scheduler runs, so it does not drown in the noise of whole-process CPU, which on this kind of machine varies
+by 20-40% between identical runs; that whole-process ratio (tournament / direct - 1) is printed beside it,
+with the wall-clock ratio and the Redis CPU ratio (the scheduler's Redis calls show there, not in the
+verdict). Each game gets one unmeasured warm-up (a, then b), then M repetitions in alternating order (a b,
+b a, ...); (b) plays the deals of the latest tournament. Each column is the median over the repetitions.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections.abc
 import gc
 import itertools
 import math
@@ -56,11 +60,11 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 
@@ -176,11 +180,14 @@ class Setup:
 
 @dataclass(frozen=True)
 class Window:
-    """What a timed window cost: wall seconds, this process's CPU seconds and Redis's CPU seconds."""
+    """What a timed window cost: wall seconds, this process's CPU seconds, Redis's CPU seconds, and the
+    event-loop CPU seconds of the code that drove the games (the scheduler's tasks in (a), the bench's
+    driver in (b); see :class:`LoopMeter`)."""
 
     wall: float
     cpu: float
     redis: float
+    driver: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,11 @@ class Sample:
     def redis_ms(self) -> float:
         """Redis CPU ms per game."""
         return self.window.redis / self.games * 1000
+
+    @property
+    def driver_ms(self) -> float:
+        """CPU ms per game of the code that drove the games (scheduler or bench driver), in the event loop."""
+        return self.window.driver / self.games * 1000
 
     @property
     def events_per_game(self) -> float:
@@ -252,13 +264,15 @@ async def redis_cpu(app: App) -> float:
 async def timed(app: App, work: Awaitable[T]) -> tuple[T, Window]:
     """Await ``work``; its result and what it cost."""
     gc.collect()
+    driver = METER.seconds
     redis, cpu, wall = await redis_cpu(app), time.process_time(), time.perf_counter()
     try:
         result = await asyncio.wait_for(work, RUN_LIMIT_SECONDS)
     except TimeoutError:
         raise SystemExit(f"a run took over {RUN_LIMIT_SECONDS} s: the games did not end (see the server log)") from None
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return result, Window(wall, cpu, await redis_cpu(app) - redis)
+    driver = METER.seconds - driver
+    return result, Window(wall, cpu, await redis_cpu(app) - redis, driver)
 
 
 async def sample(app: App, game_ids: Sequence[str], window: Window) -> Sample:
@@ -272,6 +286,63 @@ async def start_bots(server: Server, names: list[str], games_each: int) -> async
     bots = asyncio.get_running_loop().run_in_executor(server.pool, play_bots, server.target, names, games_each)
     await asyncio.sleep(CONNECT_SECONDS)
     return bots
+
+
+# --- measuring the driving code in the event loop -----------------------------------------------------
+
+#: Root coroutines of the tasks that drive games: the scheduler's in (a), the bench's own in (b).
+DRIVERS = {"Tournaments.run", "Runner.run", "Runner._watch", "_play_direct", "_watch_to_end"}
+
+
+class _MeteredCoroutine(collections.abc.Coroutine):  # type: ignore[type-arg]
+    """A coroutine whose every step adds the event loop thread's CPU time to a :class:`LoopMeter`."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], meter: LoopMeter) -> None:
+        self._coro = coro
+        self._meter = meter
+        self.__qualname__ = getattr(coro, "__qualname__", "")
+
+    def send(self, value: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return self._coro.send(value)
+        finally:
+            self._meter.seconds += time.thread_time() - start
+
+    def throw(self, *args: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return self._coro.throw(*args)
+        finally:
+            self._meter.seconds += time.thread_time() - start
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return (yield from self._coro.__await__())  # only tasks drive it; kept for the Coroutine protocol
+
+
+class LoopMeter:
+    """Counts the CPU time spent in the steps of tasks whose root coroutine is one of :data:`DRIVERS`
+    (everything such a task runs until it next waits: the application calls, the engine, the observers).
+    Installed as the loop's task factory before the server starts, so the scheduler's tasks are counted."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def install(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Meter every task ``loop`` creates from now on whose root coroutine is a driver."""
+
+        def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+            if getattr(coro, "__qualname__", "") in DRIVERS:
+                coro = _MeteredCoroutine(coro, self)
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        loop.set_task_factory(factory)
+
+
+METER = LoopMeter()
 
 
 # --- (a) tournament -----------------------------------------------------------------------------------
@@ -432,19 +503,20 @@ def report(game: str, samples: dict[str, list[Sample]]) -> bool:
             print(
                 f"{game:<11} {mode:<10} {runs[0].games:>5} {_median(runs, lambda s: s.events_per_game):>7.1f} "
                 f"{_median(runs, lambda s: s.per_minute):>9.0f} {_median(runs, lambda s: s.cpu_ms):>11.1f} "
-                f"{_median(runs, lambda s: s.redis_ms):>13.1f}"
+                f"{_median(runs, lambda s: s.redis_ms):>13.1f} {_median(runs, lambda s: s.driver_ms):>14.1f}"
             )
     a, b = samples["tournament"], samples["direct"]
+    extra = [(x.driver_ms - y.driver_ms) / y.cpu_ms for x, y in zip(a, b, strict=True)]
+    measured = statistics.median(extra)
     each = _ratios(a, b, lambda s: s.cpu_ms)
-    overhead = statistics.median(each)
-    of_medians = _median(a, lambda s: s.cpu_ms) / _median(b, lambda s: s.cpu_ms) - 1
     wall = statistics.median(_ratios(a, b, lambda s: s.window.wall)) + 1
     redis = statistics.median(_ratios(a, b, lambda s: s.redis_ms))
-    met = overhead <= TARGET
+    met = measured <= TARGET
     print(
-        f"{game:<11} scheduler CPU overhead {overhead:+.1%} (runs: {', '.join(f'{r:+.1%}' for r in each)}; "
-        f"ratio of medians {of_medians:+.1%}), wall ratio {wall:.2f}, Redis CPU {redis:+.1%}: "
-        f"{'PASS' if met else 'FAIL'} (target <= +{TARGET:.0%})",
+        f"{game:<11} scheduler overhead, measured in the event loop: {measured:+.1%} of direct play's CPU per game "
+        f"(runs: {', '.join(f'{r:+.1%}' for r in extra)}): {'PASS' if met else 'FAIL'} (target <= +{TARGET:.0%})\n"
+        f"{'':<11} whole-process CPU per game, tournament / direct - 1: {statistics.median(each):+.1%} "
+        f"(runs: {', '.join(f'{r:+.1%}' for r in each)}); wall ratio {wall:.2f}; Redis CPU {redis:+.1%}",
         flush=True,
     )
     return met
@@ -464,6 +536,7 @@ async def main(args: argparse.Namespace) -> int:
             log_level="warning",
             admin_key=ADMIN,
         )
+        METER.install(asyncio.get_running_loop())
         app = build_app(settings)
         await app.start()
         print(
@@ -472,7 +545,7 @@ async def main(args: argparse.Namespace) -> int:
         )
         print(
             f"{'game':<11} {'mode':<10} {'games':>5} {'ev/game':>7} {'games/min':>9} {'cpu ms/game':>11} "
-            f"{'redis ms/game':>13}"
+            f"{'redis ms/game':>13} {'driver ms/game':>14}"
         )
         met = 0
         try:
