@@ -3,10 +3,10 @@
 A bot proves who it is with its bot key (the first use of a name registers the key; only its hash is
 kept), and says which games it plays (remembered, so a tournament of another game refuses it).
 Tournaments assign seats to bots (:meth:`Bots.assign`); a connected bot's session (:meth:`Bots.session`)
-sends each unfinished assignment, then a Turn whenever one of its seats must act,
-and applies the bot's Moves through the ordinary game use case with the seat's token. A session started
-again with the same name (a reconnect) sends every unfinished assignment and open turn again; an older
-session of the same bot in this process is ended.
+sends each unfinished assignment, then a Turn whenever one of its seats must act, and applies the bot's
+Moves through the ordinary game use case with the seat's token. A session started again with the same
+name (a reconnect) sends every unfinished assignment and open turn again; an older session of the same
+bot in this process is ended.
 """
 
 from __future__ import annotations

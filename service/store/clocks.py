@@ -6,8 +6,8 @@ deadlines atomically by pushing their score a lease into the future (:meth:`Redi
 processes never claim the same one at once, and one that dies holding a claim loses it when the lease
 ends. The claimer removes the member once it has dealt with it.
 
-Each clock hash also remembers the last version whose mover was charged (``charged``, so a repeated
-charge is not applied twice) and the newest version whose deadlines are set (``scheduled``); a set of the
+Each clock hash also remembers the version up to which moves are charged (``charged``, so a move reported
+again is not charged twice) and the newest version whose deadlines are set (``scheduled``); a set of the
 clocked games still running lets any process find games whose deadlines were never set
 (:meth:`RedisClocks.behind`).
 """
