@@ -155,15 +155,15 @@ class Clocks:
         """Charge every move after the clock's last charged version up to ``version``."""
         events = await self._store.read(game_id, clock.charged + 1, version - clock.charged)
         moves = [Move(e.version, e.seat, e.think_ms, e.timed_out) for e in events if e.command and e.seat is not None]
-        dropped = await self._clocks.charge(game_id, version, moves)
+        timeouts = await self._clocks.charge(game_id, version, moves)
         for move in moves:
-            if move.timed_out:
+            if move.version in timeouts:
                 log.info(
                     "seat timed out",
                     game_id=game_id,
                     seat=move.seat,
                     charged_ms=move.think_ms,
-                    dropped=move.seat in dropped,
+                    dropped=timeouts[move.version],
                 )
         return await self._clocks.load(game_id) or clock
 

@@ -43,14 +43,15 @@ return 1
 # its version, seat, think time (ms) and timed-out flag ('1'/'0'). A seat's bank loses the time over
 # move_ms and gains increment_ms; a timeout is counted and the seat dropped at max_timeouts. Moves at or
 # before 'charged' were charged already (by this or another process) and are skipped, so each move is
-# charged once however often it is reported. Returns the seats dropped now.
+# charged once however often it is reported. Returns, for each timeout charged now, its version and 1 if
+# its seat was dropped by it (else 0).
 _CHARGE = """
 local charged = tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')
 local move_ms = tonumber(redis.call('HGET', KEYS[1], 'move_ms'))
 local bank_ms = tonumber(redis.call('HGET', KEYS[1], 'bank_ms') or '0')
 local increment = tonumber(redis.call('HGET', KEYS[1], 'increment_ms') or '0')
 local max_timeouts = tonumber(redis.call('HGET', KEYS[1], 'max_timeouts') or '3')
-local dropped = {}
+local charged_now = {}
 for i = 2, #ARGV, 4 do
   local version, seat = tonumber(ARGV[i]), ARGV[i + 1]
   if version > charged then
@@ -59,14 +60,15 @@ for i = 2, #ARGV, 4 do
     redis.call('HSET', KEYS[1], 'bank:' .. seat, left)
     if ARGV[i + 3] == '1' then
       local count = redis.call('HINCRBY', KEYS[1], 'timeouts:' .. seat, 1)
-      if count >= max_timeouts and redis.call('HSETNX', KEYS[1], 'dropped:' .. seat, 1) == 1 then
-        table.insert(dropped, tonumber(seat))
-      end
+      local dropped = 0
+      if count >= max_timeouts then dropped = redis.call('HSETNX', KEYS[1], 'dropped:' .. seat, 1) end
+      table.insert(charged_now, version)
+      table.insert(charged_now, dropped)
     end
   end
 end
 if tonumber(ARGV[1]) > charged then redis.call('HSET', KEYS[1], 'charged', ARGV[1]) end
-return dropped
+return charged_now
 """
 
 # Record that the deadlines of version ARGV[1] are set (the mark never moves back).
@@ -188,11 +190,13 @@ class RedisClocks:
         since = await self._start_turn(keys=keys, args=[version, seat, now_ms])
         return None if since is None else int(since)
 
-    async def charge(self, game_id: str, version: int, moves: list[Move]) -> list[int]:
+    async def charge(self, game_id: str, version: int, moves: list[Move]) -> dict[int, bool]:
         """Charge ``moves`` (every move after the clock's ``charged`` version up to ``version``, in
-        order); moves charged before are skipped. Returns the seats dropped now."""
+        order); moves charged before are skipped. Returns the timeouts charged now: version -> whether
+        that timeout dropped its seat."""
         args = [version] + [item for m in moves for item in (m.version, m.seat, m.think_ms, int(m.timed_out))]
-        return [int(seat) for seat in await self._charge(keys=[self._keys.clock(game_id)], args=args)]
+        reply = [int(item) for item in await self._charge(keys=[self._keys.clock(game_id)], args=args)]
+        return {reply[i]: bool(reply[i + 1]) for i in range(0, len(reply), 2)}
 
     async def mark_scheduled(self, game_id: str, version: int) -> None:
         """Record that the deadlines of ``version`` are set."""
