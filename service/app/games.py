@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import structlog
 
@@ -34,6 +34,9 @@ __all__ = ["Games"]
 log = structlog.get_logger("parlour.games")
 
 _STATUS_NAMES = {v: k for k, v in STATUS.items()}
+
+#: Given a new game's id, the (player name, seat token) of each of its seats, in seat order.
+Holders = Callable[[str], Sequence[tuple[str, str]]]
 
 
 class Games:
@@ -120,10 +123,15 @@ class Games:
         *,
         keep_hidden: bool = False,
         time_control: TimeControl | None = None,
+        holders: Holders | None = None,
     ) -> game_service_pb2.GameSummary:
         """Create a game, deal it from ``seed`` (random when None) and store its setup events. With
         ``keep_hidden`` its hidden information stays redacted per seat after the end; with
-        ``time_control`` it has a clock (started by the clock observer once every seat is claimed)."""
+        ``time_control`` it has a clock (started by the clock observer once every seat is claimed).
+
+        ``holders`` (given the new game's id, the player name and seat token of every seat) reserves
+        the seats in the same write that creates the game, so no one else can ever claim them (the
+        tournament scheduler's games)."""
         game = get_game(name)
         if game is None:
             raise _unknown_game(name)
@@ -135,11 +143,10 @@ class Games:
             raise ServiceError("request/invalid", f"a seed must be 1 to 256 bytes long, not {len(seed)}")
         events = game.start(config, seed if seed is not None else secrets.token_bytes(32))
         game_id = secrets.token_hex(8)
-        await self._store.create(
-            game_id,
-            new_meta(game, config, reveal_after_end=not keep_hidden, time_control=time_control),
-            [NewEvent(e.SerializeToString()) for e in events],
-        )
+        meta = new_meta(game, config, reveal_after_end=not keep_hidden, time_control=time_control)
+        if holders is not None:
+            meta.update(_reserved_seats(holders(game_id), config.seats))
+        await self._store.create(game_id, meta, [NewEvent(e.SerializeToString()) for e in events])
         log.info("game created", game_id=game_id, game=name, seats=seats)
         summary = await self.get_game(game_id)
         await self._notify(self._records[game_id])
@@ -307,6 +314,16 @@ class Games:
             return
         async for stored in self._store.tail(game_id, from_version):
             yield client_event(record.game, stored, seat, finished=record.public)
+
+
+def _reserved_seats(holders: Sequence[tuple[str, str]], seats: int) -> dict[str, str]:
+    """The metadata fields that give every seat to its holder (name, seat token)."""
+    if len(holders) != seats:
+        raise ValueError(f"{len(holders)} seat holders for a game of {seats} seats")
+    return {
+        f"seat:{seat}": json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
+        for seat, (name, token) in enumerate(holders)
+    }
 
 
 def _check_id(game_id: str) -> str:

@@ -96,8 +96,17 @@ class Runner:
     async def _schedule(self, state: TournamentState, planned: PlannedTable) -> None:
         settings = state.settings
         control = TimeControl.from_proto(settings.time_control) if settings.HasField("time_control") else None
+
+        def holders(game_id: str) -> list[tuple[str, str]]:
+            return [(bot, seat_token(self._secret, game_id, seat)) for seat, bot in enumerate(planned.seats)]
+
         summary = await self._games.create_game(
-            settings.game, settings.table_size, dict(settings.options), planned.seed, time_control=control
+            settings.game,
+            settings.table_size,
+            dict(settings.options),
+            planned.seed,
+            time_control=control,
+            holders=holders,  # the seats are the tournament's from the moment the game exists
         )
         scheduled = pb.TableScheduled(
             round=state.round, table=planned.index, game_id=summary.game_id, seats=list(planned.seats)
