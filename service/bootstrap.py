@@ -19,6 +19,7 @@ from parlour.v1.tournament_service_pb2_grpc import add_TournamentServiceServicer
 from service.api.grpc_bots import BotServicer, TournamentServicer
 from service.api.grpc_replay import ReplayServicer
 from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grpc_server
+from service.api.ports import PortUnavailableError
 from service.api.rest import HttpServer, build_http_server
 from service.app.bots import Bots
 from service.app.clocks import Clocks
@@ -67,9 +68,14 @@ class App:
         return self.http.port
 
     async def start(self) -> None:
-        """Start serving."""
-        await self.grpc.start()
-        await self.http.start()
+        """Start serving. When a part cannot start (a taken HTTP port raises PortUnavailableError), what
+        already started is stopped and Redis closed before the error propagates."""
+        try:
+            await self.grpc.start()
+            await self.http.start()
+        except BaseException:
+            await self.stop(grace=0)
+            raise
         if self.clocks is not None:
             self.tasks.append(asyncio.create_task(self.clocks.run()))
         if self.tournaments is not None:
@@ -95,7 +101,7 @@ class App:
 
 def build_app(settings: Settings) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
-    servers over it."""
+    servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
     redis = open_redis(settings.redis_url, settings.data_dir)
     store = RedisEventStore(redis.client, Keys(settings.key_prefix), clock_ms=lambda: time.time() * 1000)
     games = Games(store, snapshot_every=settings.snapshot_every, cache_games=settings.cache_games)
@@ -125,9 +131,13 @@ def build_app(settings: Settings) -> App:
             add_TournamentServiceServicer_to_server,
         ),
     ]
-    grpc_server = build_grpc_server(
-        services, host=settings.grpc_host, port=settings.grpc_port, max_message_bytes=settings.max_message_bytes
-    )
+    try:
+        grpc_server = build_grpc_server(
+            services, host=settings.grpc_host, port=settings.grpc_port, max_message_bytes=settings.max_message_bytes
+        )
+    except PortUnavailableError:
+        redis.discard()
+        raise
     http_server = build_http_server(
         [(service.descriptor, service.servicer) for service in services],
         host=settings.http_host,

@@ -71,8 +71,13 @@ def _settings(args: argparse.Namespace) -> Settings:
 def _serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     configure_logging(settings.log_level, json=settings.log_json)
+    from service.api.ports import PortUnavailableError
+
     try:
         asyncio.run(_run(settings))
+    except PortUnavailableError as error:
+        print(f"parlour serve: cannot start: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"parlour serve: cannot start: {error}", file=sys.stderr)
         return 1

