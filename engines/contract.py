@@ -144,10 +144,19 @@ class Game(Protocol[S, C, E, V]):
         event this game once produced, so old logs always replay."""
         ...
 
+    def check_command(self, state: S, command: C) -> None:
+        """Raise MalformedCommandError (with the sentence for the player) when ``command`` cannot be
+        understood in this game: no kind set, or a value outside its type's range or outside the game's
+        fixed configuration (a seat it does not have, a position off its board, a card it does not use).
+        Depends on nothing that changes while the game runs (not the phase, not whose turn it is), so a
+        malformed command is malformed in every phase, before and after the end."""
+        ...
+
     def decide(self, state: S, seat: int, command: C) -> list[E]:
         """The events ``command`` by ``seat`` causes. Raises MalformedCommandError or IllegalCommandError
         (with the sentence for the player) and then produces nothing. Call it through :func:`step`, which
-        rejects "game over" and "not your turn" first; decide may assume the seat is pending."""
+        rejects malformed commands, then "game over" and "not your turn" first; decide may assume the seat
+        is pending."""
         ...
 
     def pending(self, state: S) -> frozenset[int]:
@@ -186,11 +195,13 @@ AnyGame = Game[Any, Any, Any, Any]
 
 
 def step(game: Game[S, C, E, V], state: S, seat: int, command: C) -> list[E]:
-    """Decide ``command`` for ``seat`` after the checks common to every game.
+    """Decide ``command`` for ``seat`` after the checks common to every game, in this order.
 
-    Raises GameOverError when the game has ended and NotYourTurnError when ``seat`` need not act now;
-    otherwise returns ``game.decide(state, seat, command)``.
+    Raises MalformedCommandError when the command cannot be understood (``game.check_command``, in every
+    phase: malformed before illegal), GameOverError when the game has ended and NotYourTurnError when
+    ``seat`` need not act now; otherwise returns ``game.decide(state, seat, command)``.
     """
+    game.check_command(state, command)
     if game.is_over(state):
         raise GameOverError("the game is over; it takes no more commands")
     if seat not in game.pending(state):

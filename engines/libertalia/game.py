@@ -76,6 +76,11 @@ class Libertalia:
                 return known
         return evolve(state, event)
 
+    def check_command(self, state: State, command: pb.LibertaliaCommand) -> None:
+        """Malformed whatever the phase: no kind, a rank off 1..40, no such seat, no loot type or reward
+        (``rules.check_command``)."""
+        rules.check_command(state, command)
+
     def decide(self, state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.LibertaliaEvent]:
         """The events of a pending seat's command, up to the next decision anyone must make."""
         return rules.decide(state, seat, command)

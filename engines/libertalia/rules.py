@@ -18,7 +18,7 @@ from engines.libertalia.ops import Run
 from engines.libertalia.state import Phase, State
 from parlour.v1 import libertalia_pb2 as pb
 
-__all__ = ["command_of", "decide", "legal_commands", "pending"]
+__all__ = ["check_command", "command_of", "decide", "legal_commands", "pending"]
 
 _KINDS = "select_character, choose_character, choose_loot, swap_loot, choose_ability or choose_reward"
 
@@ -66,12 +66,23 @@ def command_of(option: Option) -> pb.LibertaliaCommand:
     return pb.LibertaliaCommand(choose_reward=pb.LibertaliaChooseReward(reward=args[0]))  # type: ignore[arg-type]
 
 
-def decide(state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.LibertaliaEvent]:
-    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise."""
+def check_command(state: State, command: pb.LibertaliaCommand) -> None:
+    """Raise MalformedCommandError unless ``command`` can be understood in this game, whatever the phase:
+    a kind is set, ranks are 1..40, seats are the game's, loot types and rewards are named."""
+    _parse(state, command)
+
+
+def _parse(state: State, command: pb.LibertaliaCommand) -> tuple[str, tuple[int, ...]]:
     kind = command.WhichOneof("kind")
     if kind is None:
         raise MalformedCommandError(f"the command names no action: set {_KINDS}")
-    args = _PARSE[kind](state, getattr(command, kind))
+    return kind, _PARSE[kind](state, getattr(command, kind))
+
+
+def decide(state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.LibertaliaEvent]:
+    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise
+    (malformed first: :func:`check_command`)."""
+    kind, args = _parse(state, command)
     reason = _WHY_NOT[kind](state, seat, args)
     if reason:
         raise IllegalCommandError(reason)

@@ -49,6 +49,10 @@ class OldMen:
         """The state after ``event``."""
         return evolve(state, event)
 
+    def check_command(self, state: State, command: pb.OldmenCommand) -> None:
+        """Malformed whatever the phase: no kind, or no such card (``rules.check_command``)."""
+        rules.check_command(state, command)
+
     def decide(self, state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
         """The events of a pending seat's command (see ``rules.decide``)."""
         return rules.decide(state, seat, command)

@@ -18,7 +18,7 @@ from engines.oldmen.setup import deal_events
 from engines.oldmen.state import Phase, SeatState, State
 from parlour.v1 import oldmen_pb2 as pb
 
-__all__ = ["decide", "legal_commands"]
+__all__ = ["check_command", "decide", "legal_commands"]
 
 _PHASE_VERB = {
     Phase.PLAY: "play a card from your hand",
@@ -54,13 +54,25 @@ def legal_commands(state: State, seat: int) -> list[pb.OldmenCommand]:
     return []
 
 
-def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
-    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise."""
+def check_command(state: State, command: pb.OldmenCommand) -> None:
+    """Raise MalformedCommandError unless ``command`` can be understood in this game, whatever the phase:
+    a kind is set and a card has a colour and a value 1..10. (A seat not at the table or an orangutan the
+    game does not have is understood, and illegal: there is no such card to take or save.)"""
     kind = command.WhichOneof("kind")
     if kind is None:
         raise MalformedCommandError(
             "the command names no action: set play_card, take_card, save_orangutan or decline_save"
         )
+    if kind == "play_card":
+        parse_card(command.play_card.card)
+
+
+def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
+    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise
+    (malformed first: :func:`check_command`)."""
+    check_command(state, command)
+    kind = command.WhichOneof("kind")
+    assert kind is not None
     if _KIND_PHASE[kind] is not state.phase:
         raise IllegalCommandError(f"you cannot {kind.replace('_', ' ')} now: {_PHASE_VERB[state.phase]}")
     decider: Callable[[State, int, Any], list[pb.OldmenEvent]] = _DECIDE[kind]

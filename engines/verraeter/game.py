@@ -65,6 +65,11 @@ class Verraeter:
         """The state after ``event``."""
         return evolve(state, event)
 
+    def check_command(self, state: State, command: pb.VerraeterCommand) -> None:
+        """Malformed whatever the phase: no kind, a position off the ring, no side, card or house, a value
+        below 1 (see ``rules.check_command``)."""
+        rules.check_command(state, command)
+
     def decide(self, state: State, seat: int, command: pb.VerraeterCommand) -> list[pb.VerraeterEvent]:
         """The events of a pending seat's command and every automatic step after it (see ``rules.decide``)."""
         return rules.decide(state, seat, command)

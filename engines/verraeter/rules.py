@@ -20,7 +20,7 @@ from engines.verraeter.flow import DATA, Chain, advance, pass_packet, start_draf
 from engines.verraeter.state import Phase, State
 from parlour.v1 import verraeter_pb2 as pb
 
-__all__ = ["decide", "legal_commands", "pending"]
+__all__ = ["check_command", "decide", "legal_commands", "pending"]
 
 Command = pb.VerraeterCommand
 _SIDES = {ESTATE: "estate", TRADING_POST: "trading post"}
@@ -72,11 +72,21 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     return _LEGAL[state.phase](state, seat)
 
 
-def decide(state: State, seat: int, command: Command) -> list[pb.VerraeterEvent]:
-    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise."""
+def check_command(state: State, command: Command) -> None:
+    """Raise MalformedCommandError unless ``command`` can be understood in this game, whatever the phase:
+    a kind is set, positions are on the ring, a side, a card and a house are named, values are 1 or more."""
     kind = command.WhichOneof("kind")
     if kind is None:
         raise MalformedCommandError("the command names no action: set one of " + ", ".join(_KIND_PHASES))
+    _SHAPE[kind](state, getattr(command, kind))
+
+
+def decide(state: State, seat: int, command: Command) -> list[pb.VerraeterEvent]:
+    """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise
+    (malformed first: :func:`check_command`)."""
+    check_command(state, command)
+    kind = command.WhichOneof("kind")
+    assert kind is not None
     if state.phase not in _KIND_PHASES[kind]:
         raise IllegalCommandError(f"you cannot {_KIND_VERB[kind]} now: {_PHASE_VERB[state.phase]}")
     decider: Callable[[State, int, Any], list[pb.VerraeterEvent]] = _DECIDE[kind]
@@ -88,10 +98,53 @@ def _check(reason: str | None) -> None:
         raise IllegalCommandError(reason)
 
 
-def _position(state: State, position: int) -> int:
+# --- shape (malformed), checked before the phase -------------------------------------------------------
+
+
+def _position(state: State, position: int) -> None:
     if not 0 <= position < state.ring:
         raise MalformedCommandError(f"a land position is a number from 0 to {state.ring - 1}, not {position}")
-    return position
+
+
+def _shape_at(state: State, command: Any) -> None:
+    _position(state, command.position)
+
+
+def _shape_place(state: State, command: pb.VerraeterPlaceBuilding) -> None:
+    _position(state, command.position)
+    if command.side not in _SIDES:
+        raise MalformedCommandError("a building side is ESTATE or TRADING_POST")
+
+
+def _shape_take(state: State, command: pb.VerraeterTakeActionCard) -> None:
+    if command.card == pb.VERRAETER_ACTION_UNSPECIFIED or command.card not in pb.VerraeterAction.values():
+        raise MalformedCommandError("name the action card you take (TRAITOR, DIPLOMAT2, ...)")
+
+
+def _shape_values(state: State, command: Any) -> None:
+    if any(v < 1 for v in command.values):
+        raise MalformedCommandError("supply card values are positive numbers")
+
+
+def _shape_declare(state: State, command: pb.VerraeterDeclareMercenary) -> None:
+    if command.house not in HOUSES:
+        raise MalformedCommandError("declare EAGLE or ROSE")
+
+
+def _shape_none(state: State, command: Any) -> None:
+    """A command without fields is always understood."""
+
+
+_SHAPE: dict[str, Callable[[State, Any], None]] = {
+    "choose_battlefield": _shape_at,
+    "take_action_card": _shape_take,
+    "play_supply": _shape_values,
+    "declare_mercenary": _shape_declare,
+    "place_building": _shape_place,
+    "flip_building": _shape_at,
+    "pass_build": _shape_none,
+    "discard_cards": _shape_values,
+}
 
 
 def _land(state: State, position: int) -> str:
@@ -123,16 +176,14 @@ def _why_not_flip(state: State, seat: int, position: int) -> str | None:
 
 
 def _place(state: State, seat: int, command: pb.VerraeterPlaceBuilding) -> list[pb.VerraeterEvent]:
-    position = _position(state, command.position)
-    if command.side not in _SIDES:
-        raise MalformedCommandError("a building side is ESTATE or TRADING_POST")
+    position = command.position
     _check(_why_not_place(state, seat, position, command.side))
     placed = pb.VerraeterBuildingPlaced(seat=seat, position=position, side=command.side)
     return _then_advance(state, pb.VerraeterEvent(building_placed=placed))
 
 
 def _flip(state: State, seat: int, command: pb.VerraeterFlipBuilding) -> list[pb.VerraeterEvent]:
-    position = _position(state, command.position)
+    position = command.position
     _check(_why_not_flip(state, seat, position))
     side = TRADING_POST if state.lands[position].side == ESTATE else ESTATE
     flipped = pb.VerraeterBuildingFlipped(seat=seat, position=position, side=side)  # type: ignore[arg-type]
@@ -181,7 +232,7 @@ def _why_not_battlefield(state: State, seat: int, position: int) -> str | None:
 
 
 def _battlefield(state: State, seat: int, command: pb.VerraeterChooseBattlefield) -> list[pb.VerraeterEvent]:
-    position = _position(state, command.position)
+    position = command.position
     _check(_why_not_battlefield(state, seat, position))
     chain = Chain(state)
     chosen = pb.VerraeterBattlefieldChosen(seat=seat, position=position, round=state.round)
@@ -205,8 +256,6 @@ def _why_not_take(state: State, seat: int, card: int) -> str | None:
 
 
 def _take(state: State, seat: int, command: pb.VerraeterTakeActionCard) -> list[pb.VerraeterEvent]:
-    if command.card == pb.VERRAETER_ACTION_UNSPECIFIED or command.card not in pb.VerraeterAction.values():
-        raise MalformedCommandError("name the action card you take (TRAITOR, DIPLOMAT2, ...)")
     _check(_why_not_take(state, seat, command.card))
     chain = Chain(state)
     chain.emit(pb.VerraeterEvent(action_card_taken=pb.VerraeterActionCardTaken(seat=seat, card=command.card)))
@@ -220,12 +269,6 @@ def _legal_take(state: State, seat: int) -> list[Command]:
 
 
 # --- supply, mercenary, discard ---------------------------------------------------------------------
-
-
-def _values(values: Sequence[int]) -> list[int]:
-    if any(v < 1 for v in values):
-        raise MalformedCommandError("supply card values are positive numbers")
-    return list(values)
 
 
 def _why_not_held(state: State, seat: int, values: Sequence[int]) -> str | None:
@@ -242,7 +285,7 @@ def _why_not_play(state: State, seat: int, values: Sequence[int]) -> str | None:
 
 
 def _play(state: State, seat: int, command: pb.VerraeterPlaySupply) -> list[pb.VerraeterEvent]:
-    values = _values(command.values)
+    values = list(command.values)
     _check(_why_not_play(state, seat, values))
     played = pb.VerraeterSupplyPlayed(seat=seat, values=sorted(values))
     return _then_advance(state, pb.VerraeterEvent(supply_played=played))
@@ -257,8 +300,6 @@ def _legal_play(state: State, seat: int) -> list[Command]:
 
 
 def _declare(state: State, seat: int, command: pb.VerraeterDeclareMercenary) -> list[pb.VerraeterEvent]:
-    if command.house not in HOUSES:
-        raise MalformedCommandError("declare EAGLE or ROSE")
     declared = pb.VerraeterMercenaryDeclared(seat=seat, house=command.house)
     return _then_advance(state, pb.VerraeterEvent(mercenary_declared=declared))
 
@@ -278,7 +319,7 @@ def _why_not_discard(state: State, seat: int, values: Sequence[int]) -> str | No
 
 
 def _discard(state: State, seat: int, command: pb.VerraeterDiscardCards) -> list[pb.VerraeterEvent]:
-    values = _values(command.values)
+    values = list(command.values)
     _check(_why_not_discard(state, seat, values))
     discarded = pb.VerraeterCardsDiscarded(seat=seat, values=sorted(values))
     return _then_advance(state, pb.VerraeterEvent(cards_discarded=discarded))

@@ -110,6 +110,12 @@ async def test_malformed_commands(target: str, game: SeatedGame) -> None:
         Code.INVALID_ARGUMENT,
         "command/malformed",
     )
+    waiting = (seat + 1) % 4  # malformed before illegal: from a seat whose turn it is not, still malformed
+    _expect(
+        await _call(target, "SubmitCommand", _submit(game, waiting, bad_card), game.tokens[waiting]),
+        Code.INVALID_ARGUMENT,
+        "command/malformed",
+    )
     assert await _version(target, game.game_id) == view.version
 
 

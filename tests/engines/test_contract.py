@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engines.contract import GameConfig, GameSpec, OptionSpec, Result, commit_seed, fold, rank_by, step
-from engines.errors import ConfigError, GameOverError, IllegalCommandError, NotYourTurnError
+from engines.errors import ConfigError, GameOverError, IllegalCommandError, MalformedCommandError, NotYourTurnError
 
 SPEC = GameSpec(
     name="demo",
@@ -83,7 +83,8 @@ class Counting:
 
 
 class CountingGame:
-    """A fake implementing just what step() and fold() use; records whether decide ran."""
+    """A fake implementing just what step() and fold() use; records whether decide ran. A negative
+    command is malformed."""
 
     spec = GameSpec(name="counting", title="Counting", rules_version="counting/1", min_seats=2, max_seats=2)
 
@@ -95,6 +96,10 @@ class CountingGame:
 
     def pending(self, state: Counting) -> frozenset[int]:
         return frozenset() if self.is_over(state) else frozenset({state.turn})
+
+    def check_command(self, state: Counting, command: int) -> None:
+        if command < 0:
+            raise MalformedCommandError("a count is never negative")
 
     def decide(self, state: Counting, seat: int, command: int) -> list[int]:
         self.decided += 1
@@ -128,6 +133,15 @@ def test_step_refuses_every_seat_once_the_game_is_over() -> None:
     for seat in (0, 1):
         with pytest.raises(GameOverError, match="the game is over"):
             step(game, Counting(total=3, turn=seat), seat, 1)
+    assert game.decided == 0
+
+
+def test_step_refuses_a_malformed_command_before_game_over_and_turn() -> None:
+    """Malformed before illegal: whatever the state, a command that cannot be understood is malformed."""
+    game: Any = CountingGame()  # a fake: it implements only what step() and fold() call
+    for state, seat in ((Counting(total=3, turn=0), 0), (Counting(total=0, turn=1), 0), (Counting(0, 0), 0)):
+        with pytest.raises(MalformedCommandError, match="never negative"):
+            step(game, state, seat, -1)
     assert game.decided == 0
 
 

@@ -190,11 +190,17 @@ def test_second_winner_cannot_take_before_the_first() -> None:
 
 
 @pytest.mark.parametrize("seat", [0, 1, 2])
-@pytest.mark.parametrize("command", [play("red 1"), take(1), save("O01"), decline(), pb.OldmenCommand()])
+@pytest.mark.parametrize("command", [play("red 1"), take(1), save("O01"), decline()])
 def test_any_command_after_the_game_is_over_is_refused(seat: int, command: pb.OldmenCommand) -> None:
     """Once the game is over every command from every seat is refused with GameOverError."""
     state = _finished()
     _refused(state, seat, command, GameOverError, "game is over")
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2])
+def test_a_malformed_command_after_the_game_is_over_is_malformed(seat: int) -> None:
+    """Malformed before illegal: an empty command is malformed, even once the game is over."""
+    _refused(_finished(), seat, pb.OldmenCommand(), MalformedCommandError, "names no action")
 
 
 _FINISHED: list[State] = []

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from engines.contract import fold
-from engines.errors import IllegalCommandError
+from engines.contract import fold, step
+from engines.errors import GameError, IllegalCommandError, MalformedCommandError
 from engines.verraeter import VERRAETER
 from engines.verraeter.data import EAGLE, ESTATE, ROSE, TRADING_POST
 from engines.verraeter.state import Phase, replace
 from parlour.v1 import verraeter_pb2 as pb
+from tests.contract.test_malformed import MAKERS
 from tests.engines.verraeter.helpers import (
     BUILDER,
     DIPLOMAT2,
@@ -213,6 +214,11 @@ def test_above_the_hand_limit_seats_discard_down_at_the_same_time() -> None:
     assert legal[0] == (2, 2) and len(legal) == len(set(legal))
     with pytest.raises(IllegalCommandError, match="exactly 2 cards"):
         act(state, 1, discard(8))
+    for command in MAKERS["verraeter"](state):  # malformed before illegal, in this phase too
+        for seat in range(4):
+            with pytest.raises(GameError) as caught:
+                step(VERRAETER, state, seat, command)
+            assert type(caught.value) is MalformedCommandError
     state, events = act(state, 2, discard(8, 6))
     assert VERRAETER.pending(state) == {1} and "round_ended" not in kinds(events)
     state, events = act(state, 1, discard(2, 2))
