@@ -25,6 +25,7 @@ from service.app.bots import Bots
 from service.app.clocks import Clocks
 from service.app.games import Games
 from service.app.replays import Replays
+from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.service import Tournaments
 from service.config import Settings
 from service.store.bots import RedisBots
@@ -116,7 +117,14 @@ def build_app(settings: Settings) -> App:
     )
     clocks.bind(games)
     bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks)
-    tournaments = Tournaments(RedisTournaments(redis.client, Keys(settings.key_prefix)), games, bots, clocks, now_ms)
+    tournaments = Tournaments(
+        RedisTournaments(redis.client, Keys(settings.key_prefix)),
+        games,
+        bots,
+        clocks,
+        now_ms,
+        limits=FieldLimits(settings.max_tournament_bots, settings.max_round_games),
+    )
     services = [
         Service(_descriptor(game_service_pb2, "GameService"), GameServicer(games), add_GameServiceServicer_to_server),
         Service(

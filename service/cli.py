@@ -11,6 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from service.cli_limits import add_limit_flags, limit_overrides
 from service.config import Settings
 from service.logs import configure_logging
 
@@ -44,6 +45,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
+    add_limit_flags(parser)
     parser.set_defaults(run=_serve)
 
 
@@ -59,6 +61,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "key_prefix": args.key_prefix,
         "admin_key": args.admin_key,
         "log_level": args.log_level,
+        **limit_overrides(args),
     }
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     if not 0 <= settings.grpc_port <= 65535:

@@ -40,6 +40,11 @@ class Settings:
     #: How often each process looks for clocked games whose deadlines were never set (a process stopped
     #: just after storing a command); such a game is repaired at the second look that finds it.
     clock_sweep_seconds: float = 5.0
+    #: Most bots one tournament takes (``--max-tournament-bots``).
+    max_tournament_bots: int = 64
+    #: Most games one round of a tournament may have (``--max-round-games``): a round robin's games grow
+    #: as the field's size to the power of the table size.
+    max_round_games: int = 1000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -78,8 +78,13 @@ class TournamentServicer(tour_grpc.TournamentServiceServicer):
 
     @grpc_errors
     async def RegisterBot(self, request: tour_pb.RegisterBotRequest, context: Context) -> tour_pb.RegisterBotResponse:
-        """Register a bot with its key."""
-        summary = await self._tournaments.register(request.tournament_id, request.bot_name, request.bot_key)
+        """Register a bot with its key (a new name only with the admin key)."""
+        admin = _metadata(context, "x-parlour-admin-key")
+        if admin is not None:
+            check_admin(admin, self._admin_key)
+        summary = await self._tournaments.register(
+            request.tournament_id, request.bot_name, request.bot_key, by_admin=admin is not None
+        )
         return tour_pb.RegisterBotResponse(tournament=summary)
 
     @grpc_errors

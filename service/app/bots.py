@@ -77,13 +77,19 @@ class Bots:
         self._clocks = clocks
         self._sessions: dict[str, _Session] = {}
 
-    async def authenticate(self, name: str, key: str) -> None:
-        """Check the bot's key (registering it when the name is new). Raises request/invalid or
-        auth/bad_bot_key."""
+    async def authenticate(self, name: str, key: str, *, register: bool = True) -> None:
+        """Check the bot's key, registering it when the name is new and ``register`` is set. Raises
+        request/invalid, bot/unknown (a new name without ``register``) or auth/bad_bot_key."""
         check_bot_name(name)
         if not 16 <= len(key) <= 256:
             raise ServiceError("request/invalid", "a bot key is 16 to 256 characters; pick a long random secret")
-        stored = await self._store.key_hash(name, hash_token(key))
+        stored = await self._store.key_hash(name, hash_token(key) if register else None)
+        if stored is None:
+            raise ServiceError(
+                "bot/unknown",
+                f"there is no bot named {name!r}: connect it once (BotService.Connect) to register its name and key, "
+                "or have the admin register it",
+            )
         if not token_matches(key, stored):
             raise ServiceError("auth/bad_bot_key", f"a bot named {name!r} exists with another key; pick another name")
 

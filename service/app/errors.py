@@ -56,6 +56,8 @@ ERRORS: dict[str, ErrorKind] = {
     "tournament/bad_config": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
     "tournament/started": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "tournament/too_few_bots": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "tournament/full": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "bot/unknown": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
 }
 
 

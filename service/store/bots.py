@@ -56,11 +56,14 @@ class RedisBots:
         self._keys = keys
         self._assign_once = client.register_script(_ASSIGN_ONCE)
 
-    async def key_hash(self, name: str, new_hash: str) -> str:
-        """The bot's stored key hash, set to ``new_hash`` first if the bot is new."""
+    async def key_hash(self, name: str, new_hash: str | None) -> str | None:
+        """The bot's stored key hash, set to ``new_hash`` first if the bot is new (None: a new bot stays
+        unknown and None is returned)."""
         key = self._keys.bot(name)
-        await self._redis.hsetnx(key, "key_hash", new_hash)
-        return cast(bytes, await self._redis.hget(key, "key_hash")).decode()
+        if new_hash is not None:
+            await self._redis.hsetnx(key, "key_hash", new_hash)
+        raw = cast(bytes | None, await self._redis.hget(key, "key_hash"))
+        return None if raw is None else raw.decode()
 
     async def set_games(self, name: str, games: list[str]) -> None:
         """Remember the games the bot said it plays (empty: any)."""

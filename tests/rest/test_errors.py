@@ -155,14 +155,41 @@ async def test_tournament_errors_are_mapped_like_every_other(api: JsonClient, se
         await expect(404, "tournament/not_found", api.call("GET", "/v1/tournaments/nosuch/standings"))
         name = f"rest-{uuid.uuid4().hex[:8]}"
         register = f"/v1/tournaments/{tid}/bots"
-        await api.call("POST", register, {"botName": name, "botKey": "k" * 20})
+        fresh = {"botName": name, "botKey": "k" * 20}
+        body = await expect(404, "bot/unknown", api.call("POST", register, fresh))  # no such bot, no admin key
+        assert "connect it once" in body["message"]
+        await _admin(session, server.http_url + register, fresh, ADMIN_KEY)
+        await api.call("POST", register, fresh)  # the bot exists now: its own key is enough
         await expect(403, "auth/bad_bot_key", api.call("POST", register, {"botName": name, "botKey": "x" * 20}))
         await expect(409, "tournament/too_few_bots", _admin(session, start, {}, ADMIN_KEY))
         for other in ("b", "c"):
-            await api.call("POST", register, {"botName": name + other, "botKey": "k" * 20})
+            await _admin(session, server.http_url + register, {"botName": name + other, "botKey": "k" * 20}, ADMIN_KEY)
         await _admin(session, start, {}, ADMIN_KEY)
         late = {"botName": name + "d", "botKey": "k" * 20}
-        await expect(409, "tournament/started", api.call("POST", register, late))
+        await expect(409, "tournament/started", _admin(session, server.http_url + register, late, ADMIN_KEY))
+
+
+async def test_a_tournament_field_is_bounded_by_the_games_a_round_would_have(
+    api: JsonClient, server: RunningServer
+) -> None:
+    """A two-seat round robin takes bots until a round would have more games than the server plays per
+    round (1000 by default): the 46th bot would make 1035 games and is refused as tournament/full."""
+    settings = {
+        "name": "big",
+        "game": "libertalia",
+        "tableSize": 2,
+        "format": "TOURNAMENT_FORMAT_ROUND_ROBIN",
+        "rounds": 1,
+    }
+    async with aiohttp.ClientSession() as session:
+        made = await _admin(session, server.http_url + "/v1/tournaments", {"settings": settings}, ADMIN_KEY)
+        register = f"{server.http_url}/v1/tournaments/{made['tournament']['tournamentId']}/bots"
+        prefix = f"field-{uuid.uuid4().hex[:6]}"
+        for n in range(45):
+            await _admin(session, register, {"botName": f"{prefix}-{n}", "botKey": "k" * 20}, ADMIN_KEY)
+        late = _admin(session, register, {"botName": f"{prefix}-45", "botKey": "k" * 20}, ADMIN_KEY)
+        body = await expect(409, "tournament/full", late)
+    assert "1035 games" in body["message"] and "1000 per round" in body["message"]
 
 
 async def test_replay_errors(api: JsonClient) -> None:

@@ -41,8 +41,9 @@ async def create_and_register(
         admin = [("x-parlour-admin-key", ADMIN_KEY)]
         made = await stub.CreateTournament(pb.CreateTournamentRequest(settings=settings), metadata=admin)
         tid = made.tournament.tournament_id
-        for name in bots:
-            await stub.RegisterBot(pb.RegisterBotRequest(tournament_id=tid, bot_name=name, bot_key=BOT_KEY))
+        for name in bots:  # by the admin, so the bots need not have connected yet
+            request = pb.RegisterBotRequest(tournament_id=tid, bot_name=name, bot_key=BOT_KEY)
+            await stub.RegisterBot(request, metadata=admin)
         return str(tid)
 
 

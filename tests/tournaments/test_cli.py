@@ -43,9 +43,23 @@ async def test_the_tournament_commands_run_a_duplicate_tournament_and_show_the_f
     assert code == 0, err
     tid = out.strip()
     names = ["cli-a", "cli-b", "cli-c"]
+    code, out, err = await _parlour(
+        "tournament", "register", tid, "--name", "cli-a", "--key", BOT_KEY, "--server", target
+    )
+    assert code == 1 and "connect it once" in err  # a name no bot has connected with needs the admin
     for name in names:
         code, out, err = await _parlour(
-            "tournament", "register", tid, "--name", name, "--key", BOT_KEY, "--server", target
+            "tournament",
+            "register",
+            tid,
+            "--name",
+            name,
+            "--key",
+            BOT_KEY,
+            "--admin-key",
+            ADMIN_KEY,
+            "--server",
+            target,
         )
         assert code == 0, err
     bots = [

@@ -49,6 +49,7 @@ class Runner:
         self._append = append
         self._wake = asyncio.Event()
         self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._plans: dict[int, list[PlannedTable]] = {}
 
     async def run(self) -> None:
         """Drive the tournament until it is finished (or the task is cancelled)."""
@@ -72,7 +73,7 @@ class Runner:
             if table.game_id not in state.finished and table.game_id not in self._watchers:
                 await self._seat(state, table)
                 self._watchers[table.game_id] = asyncio.create_task(self._watch(table))
-        plan = plan_round(state, self._secret)
+        plan = self._plan(state)
         scheduled = state.tables_of(state.round)
         running = len(state.tables) - len(state.finished)
         limit = state.settings.max_parallel_games or 16
@@ -84,6 +85,13 @@ class Runner:
             await self._next_round(state)
             return _MOVED
         return _IDLE
+
+    def _plan(self, state: TournamentState) -> list[PlannedTable]:
+        """The current round's plan, made once per round (the bots and the round's order are fixed)."""
+        cached = self._plans.get(state.round)
+        if cached is None:
+            cached = self._plans[state.round] = plan_round(state, self._secret)
+        return cached
 
     async def _next_round(self, state: TournamentState) -> None:
         if state.round < state.settings.rounds:

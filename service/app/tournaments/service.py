@@ -24,6 +24,7 @@ from service.app.clocks import Clocks
 from service.app.errors import ServiceError, from_game_error
 from service.app.games import Games
 from service.app.time_control import TimeControl
+from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.runner import Runner
 from service.app.tournaments.state import TournamentState, fold_tournament
 from service.store.port import VersionConflictError
@@ -41,8 +42,16 @@ class Tournaments:
     """Tournament use cases over the tournament store, the games and the bots."""
 
     def __init__(
-        self, store: RedisTournaments, games: Games, bots: Bots, clocks: Clocks, now_ms: Callable[[], int]
+        self,
+        store: RedisTournaments,
+        games: Games,
+        bots: Bots,
+        clocks: Clocks,
+        now_ms: Callable[[], int],
+        *,
+        limits: FieldLimits | None = None,
     ) -> None:
+        self._limits = limits or FieldLimits()
         self._store = store
         self._games = games
         self._bots = bots
@@ -120,15 +129,20 @@ class Tournaments:
         log.info("tournament created", tournament_id=tournament_id, game=settings.game)
         return (await self.load(tournament_id)).summary()
 
-    async def register(self, tournament_id: str, bot_name: str, bot_key: str) -> pb.Tournament:
-        """Register a bot (idempotent) while the tournament takes registrations."""
-        await self._bots.authenticate(bot_name, bot_key)
+    async def register(
+        self, tournament_id: str, bot_name: str, bot_key: str, *, by_admin: bool = False
+    ) -> pb.Tournament:
+        """Register a bot (idempotent) while the tournament takes registrations. The bot must exist (it
+        connected once with its key) unless ``by_admin``, which registers a new name with ``bot_key``. A
+        full field is tournament/full (see :class:`FieldLimits`)."""
+        await self._bots.authenticate(bot_name, bot_key, register=by_admin)
         while True:
             state = await self.load(tournament_id)
             if bot_name in state.bots:
                 return state.summary()
             if state.status != pb.TOURNAMENT_STATUS_REGISTERING:
                 raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
+            self._limits.check_room(state.settings, len(state.bots))
             await self._bots.check_plays(bot_name, state.settings.game)
             event = pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=bot_name))
             if await self.append(tournament_id, event, state.version):

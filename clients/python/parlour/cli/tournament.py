@@ -50,7 +50,11 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     create.add_argument("--parallel", type=int, default=0, help="games at once (0: the server's default)")
     create.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     create.set_defaults(run=_create)
-    join = actions.add_parser("register", parents=[server], help="register a bot")
+    join = actions.add_parser(
+        "register",
+        parents=[server, admin],
+        help="register a bot (one that has connected once, or any name with the admin key)",
+    )
     join.add_argument("tournament_id")
     join.add_argument("--name", required=True)
     join.add_argument("--key", default=os.environ.get("PARLOUR_BOT_KEY"), help="the bot's key (or PARLOUR_BOT_KEY)")
@@ -111,7 +115,7 @@ async def _create(args: argparse.Namespace) -> int:
 async def _register(args: argparse.Namespace) -> int:
     request = pb.RegisterBotRequest(tournament_id=args.tournament_id, bot_name=args.name, bot_key=args.key or "")
     try:
-        reply = await _call(args.server, "RegisterBot", request)
+        reply = await _call(args.server, "RegisterBot", request, args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(f"{args.name} registered; bots: {', '.join(reply.tournament.bots)}")
