@@ -10,12 +10,13 @@ from parlour.v1 import game_pb2
 from service.app.records import timestamp
 from service.store.port import StoredEvent
 
-__all__ = ["client_event"]
+__all__ = ["client_event", "envelope_fields"]
 
 
-def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finished: bool) -> game_pb2.Event:
-    """``stored`` as ``seat`` (None: a spectator) may see it; ``finished`` if the game is over now."""
-    event = game.redact(game.event_type.FromString(stored.data), seat, finished=finished)
+def envelope_fields(stored: StoredEvent) -> dict[str, Any]:
+    """Every field of the ``parlour.v1.Event`` envelope a stored event carries besides the game's own
+    event: version, command id, time, think time, timeout flag, and the seat when one acted. Live events,
+    exports and imported games all use this, so none of them loses a field."""
     fields: dict[str, Any] = {
         "version": stored.version,
         "command_id": stored.command_id,
@@ -25,4 +26,10 @@ def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finish
     }
     if stored.seat is not None:
         fields["seat"] = stored.seat
-    return wrap_event(game, event, **fields)
+    return fields
+
+
+def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finished: bool) -> game_pb2.Event:
+    """``stored`` as ``seat`` (None: a spectator) may see it; ``finished`` if the game is over now."""
+    event = game.redact(game.event_type.FromString(stored.data), seat, finished=finished)
+    return wrap_event(game, event, **envelope_fields(stored))

@@ -9,6 +9,7 @@ from engines.contract import AnyGame
 from engines.envelope import unwrap_command, unwrap_event, wrap_event
 from engines.verify import LoggedEvent
 from parlour.v1 import game_pb2, replay_service_pb2
+from service.app.events import envelope_fields
 from service.app.records import GameRecord, timestamp
 from service.store.port import StoredEvent
 
@@ -50,14 +51,8 @@ def build_export(record: GameRecord, stored: list[StoredEvent]) -> replay_servic
     )
     chain = _chain_start(export.game, export.rules_version)
     for event in stored:
-        fields: dict[str, object] = {
-            "version": event.version,
-            "command_id": event.command_id,
-            "recorded_at": timestamp(event.recorded_at_ms),
-        }
-        if event.seat is not None:
-            fields["seat"] = event.seat
-        entry = replay_service_pb2.ExportEntry(event=wrap_event(game, game.event_type.FromString(event.data), **fields))
+        inner = game.event_type.FromString(event.data)
+        entry = replay_service_pb2.ExportEntry(event=wrap_event(game, inner, **envelope_fields(event)))
         if event.command:
             entry.command.CopyFrom(game_pb2.Command.FromString(event.command))
         chain = _entry_hash(chain, entry)

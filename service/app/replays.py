@@ -148,6 +148,8 @@ class Replays:
                 meta=results if last else None,
                 final=last,
                 recorded_at_ms=first.event.recorded_at.ToMilliseconds(),
+                timed_out=first.event.timed_out,
+                think_ms=first.event.think_time_ms,
             )
             version += len(group)
 

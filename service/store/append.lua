@@ -4,7 +4,8 @@
 --       6 serialized command ('' = none), 7 final flag ('1'/''), 8 event count n, 9 meta pair count m,
 --       then n event payloads, then m meta (field, value) pairs.
 --       Optional after those: the timed-out flag ('1'/'': the server played this command because the
---       seat's clock ran out). KEYS[4], optional, is the game's clock hash (see keys.py).
+--       seat's clock ran out), then the think time in ms to record ('' = measure it, as below; an import
+--       keeps the time its export recorded). KEYS[4], optional, is the game's clock hash (see keys.py).
 -- Every entry of a command by a seat records the seat's think time in ms ('ms'): now minus the clock
 -- hash's 'since:<seat>' (when the seat's clock started), or minus the time of the previous entry when
 -- there is none; the 'since:<seat>' field is then removed (the seat's turn is over).
@@ -23,8 +24,11 @@ end
 local n = tonumber(ARGV[8])
 local m = tonumber(ARGV[9])
 local timed_out = ARGV[10 + n + 2 * m] == '1'
+local given_think = ARGV[11 + n + 2 * m]
 local think = nil
-if ARGV[5] ~= '' and current > 0 then
+if given_think and given_think ~= '' then
+  think = tonumber(given_think)
+elseif ARGV[5] ~= '' and current > 0 then
   local since = nil
   if KEYS[4] then
     since = redis.call('HGET', KEYS[4], 'since:' .. ARGV[5])

@@ -105,9 +105,11 @@ class EventStore(Protocol):
         final: bool = False,
         recorded_at_ms: int | None = None,
         timed_out: bool = False,
+        think_ms: int | None = None,
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version`` and ``command_id`` is new.
-        The events are stamped with the store's clock, or with ``recorded_at_ms`` (imports keep their times).
+        The events are stamped with the store's clock, or with ``recorded_at_ms``, and record the measured
+        think time, or ``think_ms`` (imports keep their times and think times).
 
         A command id seen before with the same ``digest`` returns its first result with ``duplicate=True``
         and appends nothing; with another digest raises CommandIdReusedError. A version mismatch raises

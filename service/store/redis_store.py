@@ -84,6 +84,7 @@ class RedisEventStore:
         final: bool = False,
         recorded_at_ms: int | None = None,
         timed_out: bool = False,
+        think_ms: int | None = None,
     ) -> AppendResult:
         """Append atomically (see the port). Moves the game between status indexes when ``meta`` changes
         its status."""
@@ -102,6 +103,7 @@ class RedisEventStore:
             *(e.data for e in events),
             *pairs,
             "1" if timed_out else "",
+            "" if think_ms is None else think_ms,
         ]
         keys = [
             self._keys.log(game_id),

@@ -12,8 +12,10 @@ from engines.registry import get_game
 from parlour.client import GameClient, ParlourError
 from parlour.v1 import game_pb2, replay_service_pb2
 from service.app.errors import ServiceError
+from service.app.time_control import TimeControl
 from service.bootstrap import App, build_app
 from service.config import Settings
+from tests.conftest import RedisTarget, delete_prefix, server_settings
 from tests.e2e.helpers import finish, seated_game
 
 Export = replay_service_pb2.GameExport
@@ -218,3 +220,54 @@ async def test_view_of_an_export_at_a_version(app: App, exported: Export) -> Non
     assert view.version == 8 and len(view.oldmen.seats[2].hand) == 10 and not view.oldmen.seats[1].hand
     last = app.replays.view(exported, 0, None)
     assert last.status == game_pb2.GAME_STATUS_FINISHED
+
+
+async def _all_events(app: App, game_id: str) -> list[game_pb2.Event]:
+    events: list[game_pb2.Event] = []
+    while True:
+        page = await app.games.list_events(game_id, len(events) + 1, 1000, None, None)
+        events += page.events
+        if page.next_version > page.last_version:
+            return events
+
+
+async def test_a_clocked_game_keeps_every_field_of_its_events_through_export_and_import(
+    redis_target: RedisTarget, key_prefix: str, tmp_path: Path, other_server: App
+) -> None:
+    """Live events, exported events and the imported game's events agree field by field, clock facts
+    included: which moves the server played for a seat out of time (timed_out) and the time each took."""
+    clocked = build_app(server_settings(redis_target, key_prefix, tmp_path / "a", clock_poll_seconds=0.01))
+    await clocked.start()
+    try:
+        assert clocked.clocks is not None
+        summary = await clocked.games.create_game("oldmen", 3, {}, b"clocked-export")
+        tokens = [(await clocked.games.claim_seat(summary.game_id, s, f"p{s}"))[1] for s in range(3)]
+        view = await clocked.games.get_view(summary.game_id, None, None)
+        seat = view.pending_seats[0]
+        mine = await clocked.games.get_view(summary.game_id, seat, tokens[seat])
+        await clocked.games.submit(
+            summary.game_id, seat, tokens[seat], mine.legal_commands[0], expected_version=None, command_id="own"
+        )
+        await clocked.clocks.start(summary.game_id, TimeControl(move_ms=50, max_timeouts=1), 3)
+        async for _ in clocked.games.watch(summary.game_id, 1, None, None):
+            pass  # the stream ends after the game's last event: every other move is played by the server
+        live = await _all_events(clocked, summary.game_id)
+        exported = await clocked.replays.export(summary.game_id)
+    finally:
+        await clocked.stop(grace=0)
+        await delete_prefix(redis_target.url, key_prefix)
+    moves = [e for e in live if e.HasField("seat") and e.command_id]
+    assert any(not e.timed_out and e.command_id == "own" for e in moves)
+    assert sum(e.timed_out for e in moves) > 10 and any(e.think_time_ms >= 40 for e in moves if e.timed_out)
+    game = get_game("oldmen")
+    assert game is not None
+    assert len(exported.entries) == len(live)
+    for event, entry in zip(live, exported.entries, strict=True):
+        seen = game_pb2.Event()
+        seen.CopyFrom(entry.event)
+        seen.oldmen.CopyFrom(game.redact(entry.event.oldmen, None, finished=True))
+        assert seen == event, (event.version, seen, event)
+    assert other_server.replays.verify(exported).verified
+    imported = await other_server.replays.import_game(exported)
+    assert await _all_events(other_server, imported) == live
+    assert await other_server.replays.export(imported) == exported

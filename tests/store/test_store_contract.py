@@ -92,6 +92,24 @@ async def test_append_records_command_seat_and_time(store: RedisEventStore) -> N
     assert x.recorded_at_ms > 0
 
 
+async def test_an_append_can_keep_a_given_time_think_time_and_timeout(store: RedisEventStore) -> None:
+    """An import keeps what its export recorded: time, think time and the timeout flag, on every event."""
+    await store.create("g1", {}, events(b"a"))
+    await store.append(
+        "g1",
+        events(b"x", b"y"),
+        expected_version=1,
+        command_id="cmd-1",
+        digest="d",
+        seat=0,
+        recorded_at_ms=123_456,
+        timed_out=True,
+        think_ms=4_321,
+    )
+    read = await store.read("g1", 2, 10)
+    assert [(e.recorded_at_ms, e.think_ms, e.timed_out) for e in read] == [(123_456, 4_321, True)] * 2
+
+
 async def test_stale_expected_version_appends_nothing(store: RedisEventStore) -> None:
     """An append decided on an old version is refused and the log is unchanged."""
     await store.create("g1", {}, events(b"a"))
