@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
+from openapi_spec_validator import validate
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -59,6 +60,14 @@ def test_every_documented_route_answers_with_its_own_errors_not_a_missing_route(
             reply = requests.request(verb, url, json={} if verb == "post" else None, timeout=10)
             assert reply.json().get("reason") not in ("http/not_found", "http/method_not_allowed"), (verb, path)
             assert reply.status_code < 500
+
+
+def test_the_served_document_is_valid_openapi_3_1(server: RunningServer) -> None:
+    """The document declares the version whose keywords it uses (contentMediaType/contentSchema are 3.1's
+    JSON Schema), and the specification's own validator accepts it."""
+    document = _document(server)
+    assert document["openapi"].startswith("3.1.")
+    validate(document)  # raises on the first violation of the OpenAPI 3.1 schema
 
 
 def test_descriptions_come_from_the_proto_comments(server: RunningServer) -> None:

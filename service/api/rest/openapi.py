@@ -1,4 +1,4 @@
-"""An OpenAPI 3.0 document of the REST routes, made from the same descriptors the routes come from.
+"""An OpenAPI 3.1 document of the REST routes, made from the same descriptors the routes come from.
 
 Schemas follow Protobuf's canonical JSON mapping as this server writes it: lowerCamelCase property names,
 64-bit integers as decimal strings, enums by name, bytes as base64, ``google.protobuf.Timestamp`` as an
@@ -97,7 +97,7 @@ class _Schemas:
         text = self.comments.get(name)
         if not text:
             return schema
-        if "$ref" in schema:  # OpenAPI 3.0 ignores siblings of $ref: wrap it
+        if "$ref" in schema:  # tools written for OpenAPI 3.0 ignore siblings of $ref: wrap it
             return {"allOf": [schema], "description": text}
         return {**schema, "description": text}
 
@@ -174,15 +174,16 @@ def _operation(schemas: _Schemas, route: Route) -> Schema:
 
 
 def openapi_document(routes: Iterable[Route], *, title: str, version: str, comments: Mapping[str, str]) -> Schema:
-    """The OpenAPI 3.0.3 document of ``routes``. ``comments`` maps full proto names (messages, enums,
-    ``Message.field`` and rpcs) to their documentation; it may be empty."""
+    """The OpenAPI 3.1 document of ``routes`` (3.1 for JSON Schema's ``contentMediaType`` and
+    ``contentSchema``, which describe the JSON inside each Server-Sent Event). ``comments`` maps full proto
+    names (messages, enums, ``Message.field`` and rpcs) to their documentation; it may be empty."""
     schemas = _Schemas(comments)
     schemas.ref(errors_pb2.ErrorDetail.DESCRIPTOR)
     paths: dict[str, Schema] = {}
     for route in routes:
         paths.setdefault(route.template, {})[route.verb.lower()] = _operation(schemas, route)
     return {
-        "openapi": "3.0.3",
+        "openapi": "3.1.0",
         "info": {
             "title": title,
             "version": version,
