@@ -126,9 +126,12 @@ class Game(Protocol[S, C, E, V]):
 
     ``command_type``, ``event_type`` and ``view_type`` are the game's Protobuf message classes; the field
     of the ``parlour.v1.Command``/``Event``/``GameView`` envelopes that carries them is ``spec.name``.
+    ``state_type`` is the class of the game's state (a frozen dataclass that :mod:`engines.snapshot` can
+    encode: fields of dataclasses, named tuples, tuples, enums, bytes and plain values).
     """
 
     spec: GameSpec
+    state_type: type[S]
     command_type: type[C]
     event_type: type[E]
     view_type: type[V]

@@ -60,6 +60,7 @@ class Libertalia:
     """The engine of Libertalia: Winds of Galecrest (rules: shared/rules/libertalia-galecrest.md)."""
 
     spec = SPEC
+    state_type = State
     command_type = pb.LibertaliaCommand
     event_type = pb.LibertaliaEvent
     view_type = pb.LibertaliaView

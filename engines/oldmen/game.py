@@ -34,6 +34,7 @@ class OldMen:
     """The engine of Old Men of the Forest (rules: shared/rules/old-men-of-the-forest.md)."""
 
     spec = SPEC
+    state_type = State
     command_type = pb.OldmenCommand
     event_type = pb.OldmenEvent
     view_type = pb.OldmenView

@@ -53,6 +53,7 @@ class Verraeter:
     """The engine of Verräter for 3-5 players (rules: shared/rules/verraeter.md)."""
 
     spec = SPEC
+    state_type = State
     command_type = pb.VerraeterCommand
     event_type = pb.VerraeterEvent
     view_type = pb.VerraeterView

@@ -1,25 +1,38 @@
 """Engine states of live games in this process: loaded from snapshot plus later events, kept current.
 
 A process keeps recently used games' states in a bounded LRU cache. Loading a game costs one snapshot read
-plus the events after it, so a long game loads about as fast as a short one. Snapshots are pickled engine
-states tagged with the game's name and rules version; a snapshot with another tag is ignored (the log is
-folded from the start), so a snapshot can never change what a game is.
+plus the events after it, so a long game loads about as fast as a short one. Snapshots are engine states
+in the explicit encoding of :mod:`engines.snapshot` (fields by name, never class paths), tagged with the
+game's name, rules version, the encoding's format and the state class's shape fingerprint. A snapshot with
+another tag, or one that cannot be decoded, is ignored and the log is folded from the start instead (and
+said once in the log), so a snapshot can never change what a game is, nor stop a game from loading after
+an upgrade.
 """
 
 from __future__ import annotations
 
-import pickle
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+import structlog
+
 from engines.contract import AnyGame
+from engines.snapshot import FORMAT, SnapshotError, StateCodec
 from service.store.port import EventStore, StoredEvent
 
-__all__ = ["LoadedGame", "StateCache"]
+__all__ = ["LoadedGame", "StateCache", "snapshot_tag"]
 
-_SNAPSHOT_FORMAT = "pickle-1"
 _PAGE = 1000
+#: Games whose unusable snapshot this process has already reported (bounded; oldest forgotten first).
+_REPORTED_CAPACITY = 10_000
+
+log = structlog.get_logger("parlour.states")
+
+
+def snapshot_tag(game: AnyGame, codec: StateCodec) -> str:
+    """The tag a snapshot of ``game`` is stored with: only a snapshot with this exact tag is decoded."""
+    return f"{game.spec.name}:{game.spec.rules_version}:{FORMAT}:{codec.fingerprint}"
 
 
 @dataclass
@@ -40,9 +53,14 @@ class StateCache:
         self._capacity = capacity
         self._snapshot_every = snapshot_every
         self._games: OrderedDict[str, LoadedGame] = OrderedDict()
+        self._codecs: dict[str, StateCodec] = {}
+        self._reported: OrderedDict[str, None] = OrderedDict()
 
-    def _tag(self, game: AnyGame) -> str:
-        return f"{game.spec.name}:{game.spec.rules_version}:{_SNAPSHOT_FORMAT}"
+    def _codec(self, game: AnyGame) -> StateCodec:
+        codec = self._codecs.get(game.spec.name)
+        if codec is None:
+            codec = self._codecs[game.spec.name] = StateCodec(game.state_type)
+        return codec
 
     async def get(self, game_id: str, game: AnyGame, at_least: int = 0) -> LoadedGame:
         """The game's state, folded up to at least version ``at_least`` (and all events read)."""
@@ -64,9 +82,29 @@ class StateCache:
     async def _from_snapshot(self, game_id: str, game: AnyGame, at_most: int | None) -> LoadedGame:
         loaded = LoadedGame(game=game, state=None, version=0)
         snapshot = await self._store.load_snapshot(game_id, at_most)
-        if snapshot is not None and snapshot[1] == self._tag(game):
-            loaded.version, loaded.state = snapshot[0], pickle.loads(snapshot[2])  # our own data, from our Redis
+        if snapshot is None:
+            return loaded
+        version, tag, blob = snapshot
+        codec = self._codec(game)
+        if tag != snapshot_tag(game, codec):
+            self._report(game_id, version, "it was written by another version of the server or the rules")
+            return loaded
+        try:
+            loaded.state = codec.decode(blob)
+        except SnapshotError as error:
+            self._report(game_id, version, str(error))
+            return loaded
+        loaded.version = version
         return loaded
+
+    def _report(self, game_id: str, version: int, reason: str) -> None:
+        """Say once per game (in this process) that its snapshot was not used, and why."""
+        if game_id in self._reported:
+            return
+        self._reported[game_id] = None
+        while len(self._reported) > _REPORTED_CAPACITY:
+            self._reported.popitem(last=False)
+        log.warning("snapshot not used; folding the log", game_id=game_id, snapshot_version=version, reason=reason)
 
     async def at(self, game_id: str, game: AnyGame, version: int) -> LoadedGame:
         """The game's state just after event ``version`` (not cached): the nearest snapshot at or before
@@ -112,8 +150,8 @@ class StateCache:
         loaded.state, loaded.version = state, version
         self._remember(game_id, loaded)
         if version // self._snapshot_every > previous // self._snapshot_every:
-            blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-            await self._store.save_snapshot(game_id, version, self._tag(loaded.game), blob)
+            codec = self._codec(loaded.game)
+            await self._store.save_snapshot(game_id, version, snapshot_tag(loaded.game, codec), codec.encode(state))
 
     def __len__(self) -> int:
         return len(self._games)

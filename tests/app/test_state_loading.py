@@ -8,10 +8,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
+from structlog.testing import capture_logs
 
+from engines.contract import AnyGame
 from engines.playout import play
 from engines.registry import get_game
-from service.app.states import StateCache
+from engines.snapshot import StateCodec
+from service.app.states import StateCache, snapshot_tag
 from service.store.keys import Keys
 from service.store.port import NewEvent, StoredEvent
 from service.store.redis_store import RedisEventStore
@@ -56,8 +59,8 @@ async def test_a_fresh_cache_loads_from_the_snapshot_and_reads_only_later_events
     state_at = None
     for event in await store.read(game_id, 1, snapshot_at):
         state_at = game.evolve(state_at, game.event_type.FromString(event.data))
-    tag = f"oldmen:{game.spec.rules_version}:pickle-1"
-    await store.save_snapshot(game_id, snapshot_at, tag, pickle.dumps(state_at))
+    codec = StateCodec(game.state_type)
+    await store.save_snapshot(game_id, snapshot_at, snapshot_tag(game, codec), codec.encode(state_at))
     store.events_read = 0
     fresh = await StateCache(store).get(game_id, game)
     assert fresh.state == final
@@ -74,6 +77,68 @@ async def test_a_snapshot_of_another_rules_version_is_ignored(store: CountingSto
     loaded = await StateCache(store).get(game_id, game)
     assert loaded.state == final
     assert store.events_read == loaded.version
+
+
+def _oldmen() -> AnyGame:
+    game = get_game("oldmen")
+    assert game is not None
+    return game
+
+
+async def _load_counting_logs(store: CountingStore, game_id: str, times: int) -> tuple[list[object], list[dict]]:
+    """Load the game ``times`` times through one cache, forgetting it before each load; the states loaded
+    and the "snapshot not used" log entries."""
+    cache = StateCache(store)
+    states = []
+    with capture_logs() as logs:
+        for _ in range(times):
+            cache.forget(game_id)
+            states.append((await cache.get(game_id, _oldmen())).state)
+    return states, [entry for entry in logs if entry["event"].startswith("snapshot not used")]
+
+
+@pytest.mark.parametrize(
+    "tag_of, blob",
+    [
+        pytest.param(snapshot_tag, b"{not json", id="unreadable-bytes"),
+        pytest.param(snapshot_tag, b'{"seats": 4}', id="wrong-fields"),
+        pytest.param(
+            lambda game, codec: f"oldmen:{game.spec.rules_version}:pickle-1",
+            pickle.dumps({"a state of an older server": True}),
+            id="pickle-of-an-older-server",
+        ),
+        pytest.param(
+            lambda game, codec: f"oldmen:{game.spec.rules_version}:state-json-1:000000000000",
+            b"{}",
+            id="another-state-shape",
+        ),
+    ],
+)
+async def test_a_game_whose_snapshot_cannot_be_read_loads_from_its_log(
+    store: CountingStore, tag_of: object, blob: bytes
+) -> None:
+    """An unreadable snapshot (garbage, wrong shape, another server's format) never stops a game from
+    loading: the log is folded from the start, and the process says so once per game, not on every load."""
+    game = _oldmen()
+    game_id, final = await _stored_match(store)
+    codec = StateCodec(game.state_type)
+    await store.save_snapshot(game_id, 200, tag_of(game, codec), blob)  # type: ignore[operator]
+    store.events_read = 0
+    states, reports = await _load_counting_logs(store, game_id, times=3)
+    assert states == [final, final, final]
+    assert store.events_read == 3 * len(await store.read(game_id, 1, 10_000))
+    assert len(reports) == 1 and reports[0]["game_id"] == game_id and reports[0]["log_level"] == "warning"
+
+
+def test_a_snapshot_names_fields_not_classes() -> None:
+    """The encoding holds field names and values only: a state class can be renamed or moved and every
+    snapshot stays readable (the pickle of older servers named the class path)."""
+    game = _oldmen()
+    state = play(game, game.spec.config(4), b"shape" * 4).state
+    blob = StateCodec(game.state_type).encode(state)
+    assert b"engines" not in blob and b"State" not in blob and b"SeatState" not in blob
+    renamed = type("Renamed", (game.state_type,), {})
+    assert StateCodec(renamed).fingerprint == StateCodec(game.state_type).fingerprint
 
 
 async def test_advancing_past_a_multiple_writes_a_snapshot(store: CountingStore) -> None:
