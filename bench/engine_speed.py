@@ -8,12 +8,12 @@ row it reports:
 
 * games/s: whole games (setup included) per second of wall time, random choices and views included;
 * commands per game, and the median and p99 cost of one command in µs, where a command is
-  ``legal_commands(state, seat)`` + ``engines.contract.step`` (the checks and ``decide``) + ``evolve`` of its
-  events (the random choice and ``pending`` are not timed);
+  ``legal_commands(state, seat)`` + ``engines.contract.advance`` (the checks, ``decide`` and ``evolve`` of its events)
+  (the random choice and ``pending`` are not timed);
 * the median cost of building the acting seat's GetView content (``engines.envelope.view_envelope``:
   board, pending seats, legal commands), which a client over the server needs before each move (not
   part of the command time);
-* the final state's size (``len(pickle.dumps(state))``, what a snapshot stores) and the event log's size
+* the final state's size (``engines.snapshot.encode_state``, what a snapshot stores) and the event log's size
   (serialized events), medians over the games.
 
 The target is a median below 50 µs per command; each row says whether it meets it.
@@ -22,7 +22,6 @@ The target is a median below 50 µs per command; each row says whether it meets 
 from __future__ import annotations
 
 import argparse
-import pickle
 import random
 import statistics
 import sys
@@ -30,9 +29,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engines.contract import AnyGame, GameConfig, fold, step
+from engines.contract import AnyGame, GameConfig, advance, fold
 from engines.envelope import view_envelope
 from engines.registry import GAMES, get_game
+from engines.snapshot import encode_state
 
 TARGET_MEDIAN_US = 50.0
 DEFAULT_GAMES = 200
@@ -79,15 +79,14 @@ def play_one(game: AnyGame, config: GameConfig, seed: int, row: Row) -> None:
         listed = clock()
         command = chooser.choice(legal)
         chosen = clock()
-        events = step(game, state, seat, command)
-        state = fold(game, events, state)
+        events, state = advance(game, state, seat, command)
         row.command_ns.append(listed - started + clock() - chosen)
         log_bytes += sum(len(e.SerializeToString()) for e in events)
     else:
         raise RuntimeError(
             f"{game.spec.name} ({config.seats} seats, seed {seed}) did not end in {MAX_COMMANDS} commands"
         )
-    row.state_bytes.append(len(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)))
+    row.state_bytes.append(len(encode_state(state)))
     row.log_bytes.append(log_bytes)
 
 

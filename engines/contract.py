@@ -23,6 +23,7 @@ __all__ = [
     "OptionSpec",
     "Result",
     "SeatResult",
+    "advance",
     "commit_seed",
     "fold",
     "rank_by",
@@ -204,12 +205,34 @@ def step(game: Game[S, C, E, V], state: S, seat: int, command: C) -> list[E]:
     phase: malformed before illegal), GameOverError when the game has ended and NotYourTurnError when
     ``seat`` need not act now; otherwise returns ``game.decide(state, seat, command)``.
     """
+    _check_common(game, state, seat, command)
+    return game.decide(state, seat, command)
+
+
+def _check_common(game: Game[S, C, E, V], state: S, seat: int, command: C) -> None:
     game.check_command(state, command)
     if game.is_over(state):
         raise GameOverError("the game is over; it takes no more commands")
     if seat not in game.pending(state):
         raise NotYourTurnError(f"it is not your turn: seat {seat} need not act now")
-    return game.decide(state, seat, command)
+
+
+def advance(game: Game[S, C, E, V], state: S, seat: int, command: C) -> tuple[list[E], S]:
+    """:func:`step`, and the state its events lead to: the same as ``fold(game, events, state)``.
+
+    A game whose ``decide`` computes that state anyway may offer
+    ``decide_and_evolve(state, seat, command) -> (events, state)`` (optional, not part of :class:`Game`);
+    it is used instead of folding the events a second time.
+    """
+    _check_common(game, state, seat, command)
+    faster = getattr(game, "decide_and_evolve", None)
+    if faster is not None:
+        events, after = faster(state, seat, command)
+        return events, after
+    events = game.decide(state, seat, command)
+    folded = fold(game, events, state)
+    assert folded is not None
+    return events, folded
 
 
 def fold(game: Game[S, C, E, V], events: Iterable[E], state: S | None = None) -> S | None:

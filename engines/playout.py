@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engines.contract import AnyGame, GameConfig, fold, step
+from engines.contract import AnyGame, GameConfig, advance, fold
 from engines.prng import Prng
 
 __all__ = ["Move", "Playout", "play", "random_chooser"]
@@ -61,8 +61,7 @@ def play(
         if len(playout.moves) >= max_moves:
             raise RuntimeError(f"{game.spec.name} did not end after {max_moves} moves")
         seat, command = choose(game, state, sorted(game.pending(state)))
-        events = step(game, state, seat, command)
+        events, state = advance(game, state, seat, command)
         playout.moves.append(Move(seat, command, tuple(events)))
-        state = fold(game, events, state)
     playout.state = state
     return playout

@@ -17,7 +17,6 @@ from __future__ import annotations
 from engines.contract import GameConfig, GameSpec, OptionSpec, Result
 from engines.libertalia import rules, view
 from engines.libertalia.evolve import evolve
-from engines.libertalia.ops import applied
 from engines.libertalia.scoring import result
 from engines.libertalia.setup import BOARDS, RULES_VERSION, start_events
 from engines.libertalia.state import Phase, State
@@ -70,11 +69,7 @@ class Libertalia:
         return start_events(config, seed)
 
     def evolve(self, state: State | None, event: pb.LibertaliaEvent) -> State:
-        """The state after ``event`` (taken from the decision that made it when that is still known)."""
-        if state is not None:
-            known = applied(state, event)
-            if known is not None:
-                return known
+        """The state after ``event``."""
         return evolve(state, event)
 
     def check_command(self, state: State, command: pb.LibertaliaCommand) -> None:
@@ -85,6 +80,14 @@ class Libertalia:
     def decide(self, state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.LibertaliaEvent]:
         """The events of a pending seat's command, up to the next decision anyone must make."""
         return rules.decide(state, seat, command)
+
+    def decide_and_evolve(
+        self, state: State, seat: int, command: pb.LibertaliaCommand
+    ) -> tuple[list[pb.LibertaliaEvent], State]:
+        """:meth:`decide` and the state its events lead to, which deciding has already computed (the
+        abilities read the state as it stands after each of their steps), so it is not folded twice."""
+        run = rules.decide_run(state, seat, command)
+        return run.events, run.state
 
     def pending(self, state: State) -> frozenset[int]:
         """Every seat still to select today, or the one seat a choice is asked of; none once over."""

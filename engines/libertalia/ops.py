@@ -22,7 +22,6 @@ __all__ = [
     "LootPlace",
     "Place",
     "Run",
-    "applied",
     "effect_pb",
     "gain",
     "insert_index",
@@ -48,21 +47,6 @@ TIMING_PB = {
 }
 
 
-# The states the last decided command's events led to: id(event) -> (event, state before, state after).
-# Folding a command's events right after deciding it (what every caller does) then costs nothing. Entries
-# hold their objects, so an id cannot be reused while cached; a hit needs the very same event and state
-# objects, so the cache never changes a result (evolve is a pure function).
-_APPLIED: dict[int, tuple[pb.LibertaliaEvent, State, State]] = {}
-
-
-def applied(state: State, event: pb.LibertaliaEvent) -> State | None:
-    """The state ``event`` led to from ``state`` when it was decided, if it is still known."""
-    hit = _APPLIED.get(id(event))
-    if hit is not None and hit[0] is event and hit[1] is state:
-        return hit[2]
-    return None
-
-
 class Run:
     """The events decided so far for one command and the state they lead to."""
 
@@ -71,14 +55,11 @@ class Run:
     def __init__(self, state: State) -> None:
         self.state = state
         self.events: list[pb.LibertaliaEvent] = []
-        _APPLIED.clear()
 
     def emit(self, event: pb.LibertaliaEvent) -> None:
         """Record ``event`` and apply it."""
-        before = self.state
         self.events.append(event)
-        self.state = evolve(before, event)
-        _APPLIED[id(event)] = (event, before, self.state)
+        self.state = evolve(self.state, event)
 
 
 def gain(run: Run, seat: int, amount: int) -> int:

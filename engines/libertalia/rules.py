@@ -18,7 +18,7 @@ from engines.libertalia.ops import Run
 from engines.libertalia.state import Phase, State
 from parlour.v1 import libertalia_pb2 as pb
 
-__all__ = ["check_command", "command_of", "decide", "legal_commands", "pending"]
+__all__ = ["check_command", "command_of", "decide", "decide_run", "legal_commands", "pending"]
 
 _KINDS = "select_character, choose_character, choose_loot, swap_loot, choose_ability or choose_reward"
 
@@ -82,6 +82,11 @@ def _parse(state: State, command: pb.LibertaliaCommand) -> tuple[str, tuple[int,
 def decide(state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.LibertaliaEvent]:
     """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise
     (malformed first: :func:`check_command`)."""
+    return decide_run(state, seat, command).events
+
+
+def decide_run(state: State, seat: int, command: pb.LibertaliaCommand) -> Run:
+    """:func:`decide`, keeping the run: its events and the state they lead to."""
     kind, args = _parse(state, command)
     reason = _WHY_NOT[kind](state, seat, args)
     if reason:
@@ -97,7 +102,7 @@ def decide(state: State, seat: int, command: pb.LibertaliaCommand) -> list[pb.Li
             made = pb.LibertaliaChoiceMade(seat=seat, kind=state.prompt.kind)  # type: ignore[arg-type]
             run.emit(pb.LibertaliaEvent(choice_made=made))
     advance(run)
-    return run.events
+    return run
 
 
 # --- parsing (malformed) ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from engines.contract import fold, step
+from engines.contract import advance
 from engines.errors import GameError
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.errors import ServiceError, from_game_error
@@ -81,12 +81,11 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
         if sub.expected_version != loaded.version:
             return await _duplicate_or(store, sub, _stale(sub.expected_version, loaded.version))
     try:
-        events = step(game, loaded.state, sub.seat, sub.inner)
+        events, state = advance(game, loaded.state, sub.seat, sub.inner)
     except GameError as error:
         if await store.version(game_id) > loaded.version:  # decided on a state another server has passed
             raise VersionConflictError(loaded.version) from error
         return await _duplicate_or(store, sub, from_game_error(error))
-    state = fold(game, events, loaded.state)
     result = game.result(state)
     try:
         appended = await store.append(
