@@ -60,3 +60,20 @@ def test_generated_code_is_not_tracked() -> None:
     result = _run("git", "ls-files", "clients/python/parlour/v1")
     assert result.returncode == 0
     assert result.stdout.strip() == ""
+
+
+async def test_the_server_parses_redis_replies_in_c(tmp_path: Path) -> None:
+    """The server's Redis connections use hiredis's parser, not redis-py's pure-Python one (about 14 % of
+    the server's time per command without it)."""
+    from redis._parsers import _AsyncHiredisParser
+
+    from service.store.connection import open_redis
+
+    redis = open_redis(None, tmp_path)
+    try:
+        await redis.client.ping()
+        connection = await redis.client.connection_pool.get_connection()
+        assert isinstance(connection._parser, _AsyncHiredisParser)
+        await redis.client.connection_pool.release(connection)
+    finally:
+        await redis.close()
