@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from engines.contract import step
@@ -23,11 +25,15 @@ from tests.engines.libertalia.helpers import (
 
 
 def _rejects(state: object, seat: int, command: pb.LibertaliaCommand, error: type[Exception], words: str) -> None:
-    before = state
+    """The command is refused with a one-sentence message holding ``words``, is not among the seat's legal
+    commands, and leaves the state as it was (compared with a deep copy taken before)."""
+    before = copy.deepcopy(state)
     with pytest.raises(error) as caught:
         step(G, state, seat, command)  # type: ignore[arg-type]
     message = str(caught.value)
-    assert words in message and message.count(".") <= 1 and state == before
+    assert words in message and message.count(".") <= 1
+    assert state == before
+    assert command not in G.legal_commands(state, seat)  # type: ignore[arg-type]
 
 
 def test_selecting_a_card_not_in_hand_is_illegal() -> None:

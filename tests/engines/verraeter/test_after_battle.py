@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from engines.contract import fold, step
@@ -79,7 +81,7 @@ def test_third_trading_post_and_foreign_buildings_are_refused() -> None:
     lands[6] = replace(lands[6], owner=0, side=TRADING_POST)
     lands[7] = replace(lands[7], owner=0, side=TRADING_POST)
     state = replace(state, lands=tuple(lands))
-    before = state
+    before = copy.deepcopy(state)
     with pytest.raises(IllegalCommandError, match="already have 2 trading posts"):
         act(state, 0, flip(2))
     with pytest.raises(IllegalCommandError, match="already have 2 trading posts"):
@@ -87,6 +89,8 @@ def test_third_trading_post_and_foreign_buildings_are_refused() -> None:
     with pytest.raises(IllegalCommandError, match="no building under land 3"):
         act(state, 0, flip(3))
     assert state == before
+    legal = VERRAETER.legal_commands(state, 0)
+    assert flip(2) not in legal and place(8, TRADING_POST) not in legal and flip(3) not in legal
     act(state, 0, flip(6))  # trading post back to estate is always allowed
 
 

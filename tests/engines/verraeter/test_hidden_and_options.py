@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from engines.contract import step
@@ -100,7 +102,7 @@ def test_spectators_see_only_public_information() -> None:
 def test_every_illegal_command_changes_nothing() -> None:
     """Rejected commands raise with a sentence and leave the state as it was."""
     state = new_game(4)
-    before = state
+    before = copy.deepcopy(state)
     for seat, command, error in [
         (1, pb.VerraeterCommand(), MalformedCommandError),
         (1, supply(3), IllegalCommandError),
@@ -110,6 +112,7 @@ def test_every_illegal_command_changes_nothing() -> None:
         with pytest.raises(error) as raised:
             step(VERRAETER, state, seat, command)
         assert str(raised.value)
+        assert command not in VERRAETER.legal_commands(state, seat)
     assert state == before
 
 
