@@ -9,11 +9,11 @@ from typing import Any
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_stream_errors
+from service.api.grpc_reflect import add_reflection
 from service.api.ports import unavailable
 from service.app.games import Games
 from service.app.time_control import TimeControl
@@ -176,7 +176,8 @@ def build_grpc_server(services: Sequence[Service], *, host: str, port: int, max_
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = [service.descriptor.full_name for service in services]
-    reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    files = [service.descriptor.file for service in services]
+    add_reflection(server, (*names, health.SERVICE_NAME), (*files, health_pb2.DESCRIPTOR))
     try:
         bound = server.add_insecure_port(f"{host}:{port}")
     except RuntimeError as error:  # grpc's only signal that no address could be bound

@@ -7,9 +7,10 @@ generated code. Without that file the document simply has no descriptions.
 from __future__ import annotations
 
 import functools
-from importlib import resources
 
 from google.protobuf import descriptor_pb2
+
+from service.api.descriptors import documented_files
 
 __all__ = ["proto_comments"]
 
@@ -21,13 +22,8 @@ _METHOD = 2
 @functools.cache
 def proto_comments() -> dict[str, str]:
     """Leading comments by full name: messages, enums, ``Message.field`` and ``Service.Method``."""
-    try:
-        data = resources.files("parlour.v1").joinpath("descriptors.binpb").read_bytes()
-    except (FileNotFoundError, ModuleNotFoundError):
-        return {}
-    files = descriptor_pb2.FileDescriptorSet.FromString(data)
     comments: dict[str, str] = {}
-    for file in files.file:
+    for file in documented_files():
         names = _names(file)
         for location in file.source_code_info.location:
             name = names.get(tuple(location.path))
