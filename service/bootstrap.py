@@ -22,7 +22,7 @@ from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grp
 from service.api.ports import PortUnavailableError
 from service.api.rest import HttpServer, build_http_server
 from service.app.bots import Bots
-from service.app.clocks import Clocks
+from service.app.clocks import ClockKeeper, Clocks
 from service.app.games import Games
 from service.app.replays import Replays
 from service.app.tournaments.limits import FieldLimits
@@ -105,17 +105,17 @@ def build_app(settings: Settings) -> App:
     servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
     redis = open_redis(settings.redis_url, settings.data_dir)
     store = RedisEventStore(redis.client, Keys(settings.key_prefix), clock_ms=lambda: time.time() * 1000)
-    games = Games(store, snapshot_every=settings.snapshot_every, cache_games=settings.cache_games)
-    replays = Replays(store, games)
     now_ms = _now_ms
+    keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
+    games = Games(store, observers=[keeper], snapshot_every=settings.snapshot_every, cache_games=settings.cache_games)
+    replays = Replays(store, games)
     clocks = Clocks(
-        RedisClocks(redis.client, Keys(settings.key_prefix)),
-        store,
+        keeper,
+        games,
         now_ms,
         poll_seconds=settings.clock_poll_seconds,
         sweep_seconds=settings.clock_sweep_seconds,
     )
-    clocks.bind(games)
     bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks)
     tournaments = Tournaments(
         RedisTournaments(redis.client, Keys(settings.key_prefix)),

@@ -1,14 +1,15 @@
 """Game clocks: time controls measured by the server, and timeouts applied exactly once.
 
-How it works. A game created with a time control gets its clock when its last seat is claimed (or when
-:meth:`Clocks.start` is called). When a game with a clock changes in this process, :class:`Clocks` (a game
-observer) charges the seat that moved for its think time (recorded by the store with the move's events),
-starts the clock of every seat that must act now and stores a deadline for it in Redis. Every server
-process runs :meth:`Clocks.run`, which claims due deadlines atomically and plays the game's default
-command for the seat with the server's authority, at the version the deadline was set for and with the
-command id ``timeout:<game>:<seat>:<version>``: whichever process claims it, and however often it is
-retried, the timeout is applied once, and never after the seat has moved. After ``max_timeouts`` timeouts
-a seat is dropped: its deadlines are due at once, so the server plays all its later moves.
+Two parts, wired in this order by the composition root. :class:`ClockKeeper` is a game observer: when a
+game with a clock changes in this process, it charges the seat that moved for its think time (recorded by
+the store with the move's events, handed over in memory with the change), starts the clock of every seat
+that must act now and stores a deadline for it in Redis. A game created with a time control gets its
+clock when its last seat is claimed. :class:`Clocks` runs in every server process over the application:
+it claims due deadlines atomically and plays the game's default command for the seat with the server's
+authority, at the version the deadline was set for and with the command id
+``timeout:<game>:<seat>:<version>``: whichever process claims it, and however often it is retried, the
+timeout is applied once, and never after the seat has moved. After ``max_timeouts`` timeouts a seat is
+dropped: its deadlines are due at once, so the server plays all its later moves.
 
 A process that dies between storing a command and setting the next deadlines leaves its game without
 them; every process's enforcer also sweeps the running clocked games every ``sweep_seconds`` and, for a
@@ -21,18 +22,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
 
 import structlog
 
-from engines.contract import AnyGame
 from service.app.errors import ServiceError
 from service.app.games import Games
+from service.app.observers import GameChange
+from service.app.records import GameRecord
 from service.app.time_control import TimeControl
 from service.store.clocks import ClockRecord, Deadline, Move, RedisClocks
-from service.store.port import EventStore
+from service.store.port import EventStore, StoredEvent
 
-__all__ = ["Clocks", "timeout_command_id", "wait_for_event"]
+__all__ = ["ClockKeeper", "Clocks", "timeout_command_id", "wait_for_event"]
 
 log = structlog.get_logger("parlour.clocks")
 
@@ -54,118 +55,110 @@ def timeout_command_id(deadline: Deadline) -> str:
     return f"timeout:{deadline.game_id}:{deadline.seat}:{deadline.version}"
 
 
-class Clocks:
-    """The clock observer and the deadline enforcer of one server process."""
+class ClockKeeper:
+    """The clock observer of one server process: charges moves and sets deadlines as games change."""
 
-    def __init__(
-        self,
-        clocks: RedisClocks,
-        store: EventStore,
-        now_ms: Callable[[], int],
-        *,
-        poll_seconds: float = 1.0,
-        lease_ms: int = 10_000,
-        sweep_seconds: float = 5.0,
-    ) -> None:
-        """``now_ms`` is the server's clock. The enforcer sleeps until the earliest deadline, and at most
-        ``poll_seconds`` (to see deadlines set by other processes); it sweeps for games left behind every
-        ``sweep_seconds``. Call :meth:`bind` before running."""
+    def __init__(self, clocks: RedisClocks, store: EventStore, now_ms: Callable[[], int]) -> None:
+        """``now_ms`` is the server's clock; ``store`` is read only for moves a change did not hand over
+        (a game reported again by the sweep)."""
         self._clocks = clocks
         self._store = store
         self._now_ms = now_ms
-        self._poll = poll_seconds
-        self._lease_ms = lease_ms
-        self._sweep_seconds = sweep_seconds
-        self._suspects: set[tuple[str, int]] = set()
-        self._games: Games | None = None
-        self._inflight: set[asyncio.Task[None]] = set()
-        self._wake = asyncio.Event()
-        self._closed = False
+        #: Set whenever a deadline is stored, so this process's enforcer looks at it at once.
+        self.wake = asyncio.Event()
         # Games seen without a clock: most games have none, and asking Redis after every command costs a
         # round trip. A clock is given right after creation (start() forgets the game here), before any move.
         self._unclocked: set[str] = set()
 
-    def bind(self, games: Games) -> None:
-        """Use ``games`` to read games and play default moves, and observe it."""
-        self._games = games
-        games.add_observer(self)
-
     @property
-    def games(self) -> Games:
-        """The bound application."""
-        if self._games is None:
-            raise RuntimeError("Clocks.bind(games) was not called")
-        return self._games
+    def store(self) -> RedisClocks:
+        """The clocks' store."""
+        return self._clocks
 
-    # --- setting clocks -----------------------------------------------------------------------------
-
-    async def start(self, game_id: str, control: TimeControl, seats: int) -> None:
-        """Give a game its clock (unless it has one) and start the clocks of the seats that must act now."""
+    async def start(self, game_id: str, control: TimeControl, seats: int, version: int, pending: list[int]) -> None:
+        """Give a game at ``version`` its clock (unless it has one) and start the clocks of ``pending``."""
         fields = {
             "move_ms": control.move_ms,
             "bank_ms": control.bank_ms,
             "increment_ms": control.increment_ms,
             "max_timeouts": control.max_timeouts,
         }
-        view = await self.games.get_view(game_id, None, None)
-        await self._clocks.create(game_id, fields, seats, view.version)
+        await self._clocks.create(game_id, fields, seats, version)
         self._unclocked.discard(game_id)
         clock = await self._clocks.load(game_id)
         if clock is not None:
-            await self._schedule(game_id, clock, list(view.pending_seats), view.version)
-
-    async def start_when_ready(self, game_id: str) -> None:
-        """Start the clock of a game created with a time control once every seat is claimed (idempotent;
-        nothing for a game without a time control)."""
-        record = await self.games.record(game_id)
-        if record.time_control is None:
-            if len(self._unclocked) > 100_000:
-                self._unclocked.clear()
-            self._unclocked.add(game_id)
-        elif record.full and not record.finished and not await self.has_clock(game_id):
-            await self.start(game_id, record.time_control, record.config.seats)
+            await self._schedule(game_id, clock, pending, version)
 
     async def has_clock(self, game_id: str) -> bool:
         """Whether the game was given a clock."""
         return await self._clocks.load(game_id) is not None
 
-    async def game_changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+    def recheck(self, game_id: str) -> None:
+        """Look for the game's clock again at its next change (another process may have given it one)."""
+        self._unclocked.discard(game_id)
+
+    async def game_changed(self, change: GameChange) -> None:
         """Charge the seat that just moved and set the deadlines of the seats that must act now. Never
         raises (the command is stored already): a failure is logged."""
         try:
-            await self._changed(game_id, game, state, version)
+            await self._changed(change)
         except Exception:
-            log.exception("clock update failed", game_id=game_id, version=version)
+            log.exception("clock update failed", game_id=change.game_id, version=change.version)
 
-    async def _changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+    async def _changed(self, change: GameChange) -> None:
+        game_id = change.game_id
         if game_id in self._unclocked:
             return
         clock = await self._clocks.load(game_id)
         if clock is None:
-            await self.start_when_ready(game_id)
+            await self._start_when_ready(change)
             return
-        if version > clock.charged:
-            clock = await self._charge(game_id, clock, version)
-        if game.is_over(state):
+        if change.version > clock.charged:
+            clock = await self._charge(change, clock)
+        if change.game.is_over(change.state):
             await self._clocks.finish(game_id)
             return
-        await self._schedule(game_id, clock, sorted(game.pending(state)), version)
+        await self._schedule(game_id, clock, sorted(change.game.pending(change.state)), change.version)
 
-    async def _charge(self, game_id: str, clock: ClockRecord, version: int) -> ClockRecord:
-        """Charge every move after the clock's last charged version up to ``version``."""
-        events = await self._store.read(game_id, clock.charged + 1, version - clock.charged)
-        moves = [Move(e.version, e.seat, e.think_ms, e.timed_out) for e in events if e.command and e.seat is not None]
-        timeouts = await self._clocks.charge(game_id, version, moves)
+    async def _start_when_ready(self, change: GameChange) -> None:
+        """Start the clock of a game created with a time control once every seat is claimed (nothing for a
+        game without one). The record in hand may predate the last claim: a game that looks ready but not
+        full is read again."""
+        record = change.record
+        if record.time_control is None:
+            if len(self._unclocked) > 100_000:
+                self._unclocked.clear()
+            self._unclocked.add(change.game_id)
+            return
+        if not record.full:
+            meta = await self._store.meta(change.game_id)
+            record = GameRecord.parse(change.game_id, meta) if meta is not None else record
+        if record.full and not record.finished and record.time_control is not None:
+            pending = sorted(change.game.pending(change.state))
+            await self.start(change.game_id, record.time_control, record.config.seats, change.version, pending)
+
+    async def _charge(self, change: GameChange, clock: ClockRecord) -> ClockRecord:
+        """Charge every move after the clock's last charged version up to the change's version: from the
+        events in hand when they cover them all, else read from the log."""
+        events: tuple[StoredEvent, ...] | list[StoredEvent] = change.events
+        if not events or events[0].version > clock.charged + 1:
+            events = await self._store.read(change.game_id, clock.charged + 1, change.version - clock.charged)
+        moves = [
+            Move(e.version, e.seat, e.think_ms, e.timed_out)
+            for e in events
+            if e.command and e.seat is not None and e.version > clock.charged
+        ]
+        timeouts = await self._clocks.charge(change.game_id, change.version, moves)
         for move in moves:
             if move.version in timeouts:
                 log.info(
                     "seat timed out",
-                    game_id=game_id,
+                    game_id=change.game_id,
                     seat=move.seat,
                     charged_ms=move.think_ms,
                     dropped=timeouts[move.version],
                 )
-        return await self._clocks.load(game_id) or clock
+        return await self._clocks.load(change.game_id) or clock
 
     async def _schedule(self, game_id: str, clock: ClockRecord, seats: list[int], version: int) -> None:
         now = self._now_ms()
@@ -175,7 +168,7 @@ class Clocks:
                 break  # the game moved on; whoever moved it schedules the next deadlines
             due = now if seat in clock.dropped else since + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
             await self._clocks.set_deadline(Deadline(game_id, seat, version), due)
-            self._wake.set()
+            self.wake.set()
         await self._clocks.mark_scheduled(game_id, version)
 
     async def deadline_ms(self, game_id: str, seat: int) -> int | None:
@@ -185,8 +178,55 @@ class Clocks:
             return None
         return clock.since[seat] + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
 
-    # --- enforcing deadlines ------------------------------------------------------------------------
 
+class Clocks:
+    """The deadline enforcer of one server process, over the application and its clock keeper."""
+
+    def __init__(
+        self,
+        keeper: ClockKeeper,
+        games: Games,
+        now_ms: Callable[[], int],
+        *,
+        poll_seconds: float = 1.0,
+        lease_ms: int = 10_000,
+        sweep_seconds: float = 5.0,
+    ) -> None:
+        """``keeper`` must be one of ``games``'s observers. The enforcer sleeps until the earliest deadline,
+        and at most ``poll_seconds`` (to see deadlines set by other processes); it sweeps for games left
+        behind every ``sweep_seconds``."""
+        self.keeper = keeper
+        self.games = games
+        self._clocks = keeper.store
+        self._now_ms = now_ms
+        self._poll = poll_seconds
+        self._lease_ms = lease_ms
+        self._sweep_seconds = sweep_seconds
+        self._suspects: set[tuple[str, int]] = set()
+        self._inflight: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    # --- setting clocks -----------------------------------------------------------------------------
+
+    async def start(self, game_id: str, control: TimeControl, seats: int) -> None:
+        """Give a game its clock now (unless it has one) and start the clocks of the seats that must act."""
+        view = await self.games.get_view(game_id, None, None)
+        await self.keeper.start(game_id, control, seats, view.version, list(view.pending_seats))
+
+    async def start_when_ready(self, game_id: str) -> None:
+        """Start the clock of a game created with a time control once every seat is claimed (idempotent;
+        nothing for a game without a time control)."""
+        await self.games.tell_observers(game_id)
+
+    async def has_clock(self, game_id: str) -> bool:
+        """Whether the game was given a clock."""
+        return await self.keeper.has_clock(game_id)
+
+    async def deadline_ms(self, game_id: str, seat: int) -> int | None:
+        """When the seat's time runs out (ms since the epoch), or None when its clock is not running."""
+        return await self.keeper.deadline_ms(game_id, seat)
+
+    # --- enforcing deadlines ------------------------------------------------------------------------
     async def run(self) -> None:
         """Claim and apply due deadlines, and sweep for games left behind, until cancelled."""
         loop = asyncio.get_running_loop()
@@ -206,8 +246,8 @@ class Clocks:
                     delay = min(max((due - self._now_ms()) / 1000, 0.005), delay)
             except Exception:  # Redis unreachable for a moment: keep polling
                 log.exception("claiming deadlines failed")
-            self._wake.clear()
-            await wait_for_event(self._wake, delay)
+            self.keeper.wake.clear()
+            await wait_for_event(self.keeper.wake, delay)
 
     async def _sweep(self) -> None:
         """Redo the clock work of games whose newest version had no deadlines set at the last sweep and
@@ -215,14 +255,14 @@ class Clocks:
         behind = set(await self._clocks.behind())
         for game_id, version in sorted(behind & self._suspects):
             log.warning("clock work recovered", game_id=game_id, version=version)
-            self._unclocked.discard(game_id)
+            self.keeper.recheck(game_id)
             await self.games.tell_observers(game_id)
         self._suspects = behind
 
     def close(self) -> None:
         """Make :meth:`run` return at its next turn (it is also cancelled)."""
         self._closed = True
-        self._wake.set()
+        self.keeper.wake.set()
 
     async def stop(self) -> None:
         """Wait for the timeouts being applied."""

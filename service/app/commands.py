@@ -18,7 +18,7 @@ from engines.contract import advance
 from engines.errors import GameError
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.errors import ServiceError, from_game_error
-from service.app.events import client_event
+from service.app.events import client_event, live_event
 from service.app.records import GameRecord, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
@@ -56,10 +56,13 @@ def command_digest(seat: int, command: game_pb2.Command) -> str:
 
 @dataclass(frozen=True)
 class Outcome:
-    """The reply to a submission, and whether this command ended the game."""
+    """The reply to a submission, and whether this command ended the game. A command applied now (not a
+    retry) also carries the state it led to and its events as stored, for the observers."""
 
     response: game_service_pb2.SubmitCommandResponse
     finished: bool = False
+    state: Any = None
+    stored: tuple[StoredEvent, ...] = ()
 
 
 async def apply_command(store: EventStore, states: StateCache, submission: Submission) -> Outcome:
@@ -87,15 +90,17 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
             raise VersionConflictError(loaded.version) from error
         return await _duplicate_or(store, sub, from_game_error(error))
     result = game.result(state)
+    payloads = [e.SerializeToString() for e in events]
+    command = sub.command.SerializeToString()
     try:
         appended = await store.append(
             game_id,
-            [NewEvent(e.SerializeToString()) for e in events],
+            [NewEvent(data) for data in payloads],
             expected_version=loaded.version,
             command_id=sub.command_id,
             digest=sub.digest,
             seat=sub.seat,
-            command=sub.command.SerializeToString(),
+            command=command,
             meta=result_meta(result) if result else None,
             final=result is not None,
             timed_out=sub.timed_out,
@@ -105,26 +110,29 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
     if appended.duplicate:
         return await _first_outcome(store, sub, appended.first, appended.last)
     await states.advance(game_id, loaded, state, appended.last)
-    stored = [
+    last = len(payloads) - 1
+    stored = tuple(
         StoredEvent(
-            version,
-            e.SerializeToString(),
+            appended.first + index,
+            data,
             sub.command_id,
             sub.seat,
             appended.recorded_at_ms,
+            command=command if index == 0 else b"",
+            final=result is not None and index == last,
             think_ms=appended.think_ms,
             timed_out=sub.timed_out,
         )
-        for version, e in enumerate(events, start=appended.first)
-    ]
-    client_events = [client_event(game, e, sub.seat, finished=False) for e in stored]
+        for index, data in enumerate(payloads)
+    )
+    client_events = [live_event(game, e, s, sub.seat) for e, s in zip(events, stored, strict=True)]
     response = game_service_pb2.SubmitCommandResponse(
         version=appended.last,
         events=client_events,
         pending_seats=sorted(game.pending(state)),
         status=game_pb2.GAME_STATUS_FINISHED if result else game_pb2.GAME_STATUS_RUNNING,
     )
-    return Outcome(response, finished=result is not None)
+    return Outcome(response, finished=result is not None, state=state, stored=stored)
 
 
 async def _duplicate_or(store: EventStore, sub: Submission, error: ServiceError) -> Outcome:

@@ -10,7 +10,7 @@ from parlour.v1 import game_pb2
 from service.app.records import timestamp
 from service.store.port import StoredEvent
 
-__all__ = ["client_event", "envelope_fields"]
+__all__ = ["client_event", "envelope_fields", "live_event"]
 
 
 def envelope_fields(stored: StoredEvent) -> dict[str, Any]:
@@ -33,3 +33,9 @@ def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finish
     """``stored`` as ``seat`` (None: a spectator) may see it; ``finished`` if the game is over now."""
     event = game.redact(game.event_type.FromString(stored.data), seat, finished=finished)
     return wrap_event(game, event, **envelope_fields(stored))
+
+
+def live_event(game: AnyGame, event: Any, stored: StoredEvent, seat: int | None) -> game_pb2.Event:
+    """:func:`client_event` for an event just decided, still in memory as ``event`` (the game's own
+    message that ``stored`` holds serialized), in a game still running: it is not parsed again."""
+    return wrap_event(game, game.redact(event, seat, finished=False), **envelope_fields(stored))

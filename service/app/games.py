@@ -22,7 +22,7 @@ from service.app.access import authorize_seat
 from service.app.commands import Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error
 from service.app.events import client_event
-from service.app.observers import GameObserver
+from service.app.observers import GameChange, GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
 from service.app.time_control import TimeControl
@@ -42,28 +42,41 @@ Holders = Callable[[str], Sequence[tuple[str, str]]]
 class Games:
     """The application: all game use cases over one event store."""
 
-    def __init__(self, store: EventStore, *, snapshot_every: int = 100, cache_games: int = 10_000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        observers: Sequence[GameObserver] = (),
+        snapshot_every: int = 100,
+        cache_games: int = 10_000,
+    ) -> None:
+        """``observers`` are told of every game this process creates or changes (see GameObserver)."""
         self._store = store
         self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
         self._records: dict[str, GameRecord] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._observers: list[GameObserver] = []
+        self._observers: list[GameObserver] = list(observers)
 
     def add_observer(self, observer: GameObserver) -> None:
-        """Tell ``observer`` about every game this process creates or changes from now on."""
+        """Also tell ``observer`` about every game this process creates or changes from now on (for tests
+        and tools; the server's observers are given to the constructor)."""
         self._observers.append(observer)
 
     async def tell_observers(self, game_id: str) -> None:
         """Tell every observer the game's current state again, as after a change through this process.
         For work a process that stopped just after storing a command never did (see the clocks' sweep)."""
-        await self._notify(await self._record(game_id, fresh=True))
+        await self._notify_current(await self._record(game_id, fresh=True))
 
-    async def _notify(self, record: GameRecord) -> None:
+    async def _notify_current(self, record: GameRecord) -> None:
+        """Tell the observers the game as the store holds it now (no new events in hand)."""
         if not self._observers:
             return
         loaded = await self._states.get(record.game_id, record.game, at_least=record.version)
+        await self._notify(GameChange(record, loaded.state, loaded.version))
+
+    async def _notify(self, change: GameChange) -> None:
         for observer in self._observers:
-            await observer.game_changed(record.game_id, record.game, loaded.state, loaded.version)
+            await observer.game_changed(change)
 
     # --- catalogue ------------------------------------------------------------------------------------
 
@@ -149,7 +162,7 @@ class Games:
         await self._store.create(game_id, meta, [NewEvent(e.SerializeToString()) for e in events])
         log.info("game created", game_id=game_id, game=name, seats=seats)
         summary = await self.get_game(game_id)
-        await self._notify(self._records[game_id])
+        await self._notify_current(self._records[game_id])
         return summary
 
     async def claim_seat(
@@ -176,7 +189,7 @@ class Games:
                 log.info("seat claimed", game_id=game_id, seat=candidate)
                 claimed = await self._record(game_id, fresh=True)
                 if claimed.full:
-                    await self._notify(claimed)  # observers may start something once every seat is taken
+                    await self._notify_current(claimed)  # observers may start something once every seat is taken
                 return candidate, token
         if seat is not None:
             raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")
@@ -272,8 +285,8 @@ class Games:
             response = outcome.response
             kind = submission.inner.WhichOneof("kind")
             log.info("command applied", kind=kind, version=response.version, duplicate=response.duplicate)
-        if not response.duplicate:
-            await self._notify(submission.record)
+        if not response.duplicate and self._observers:
+            await self._notify(GameChange(submission.record, outcome.state, response.version, outcome.stored))
         return response
 
     def _lock(self, game_id: str) -> asyncio.Lock:

@@ -1,23 +1,51 @@
-"""Observers of games: components (clocks, tournaments) that react when a game changes in this process."""
+"""Observers of games: components (the clock keeper) that react when a game changes in this process."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engines.contract import AnyGame
+from service.app.records import GameRecord
+from service.store.port import StoredEvent
 
-__all__ = ["GameObserver"]
+__all__ = ["GameChange", "GameObserver"]
+
+
+@dataclass(frozen=True)
+class GameChange:
+    """A game as it stands after a change made through this process, handed over in memory.
+
+    ``state`` is the engine state at ``version``; ``events`` are the events this change stored, in order,
+    exactly as the store holds them (empty when nothing was stored: a seat claim, or a game reported again
+    by the clock sweep). ``record`` is the game's record as this process knew it when the change was made.
+    """
+
+    record: GameRecord
+    state: Any
+    version: int
+    events: tuple[StoredEvent, ...] = ()
+
+    @property
+    def game_id(self) -> str:
+        """The game's id."""
+        return self.record.game_id
+
+    @property
+    def game(self) -> AnyGame:
+        """The game's engine."""
+        return self.record.game
 
 
 class GameObserver(Protocol):
     """Told after a game is created, when its last seat is claimed, and after each command is applied
     through this process (so the same version may be reported more than once).
 
-    ``state`` is the engine state at ``version``. Observers must not raise for a game they do not care
-    about, and must not block: they run on the request's path, after the events are stored. Changes made
-    through other processes are not reported here; observers that must see them read the store.
+    Observers must not raise for a game they do not care about, and must not block: they run on the
+    request's path, after the events are stored. Changes made through other processes are not reported
+    here; observers that must see them read the store.
     """
 
-    async def game_changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
-        """React to the game being at ``version``."""
+    async def game_changed(self, change: GameChange) -> None:
+        """React to the game being at ``change.version``."""
         ...

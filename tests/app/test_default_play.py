@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from service.app.errors import ServiceError
+from service.app.observers import GameChange
 from service.bootstrap import App
 
 
@@ -16,8 +15,8 @@ class Recorder:
     def __init__(self) -> None:
         self.seen: list[tuple[str, int]] = []
 
-    async def game_changed(self, game_id: str, game: Any, state: Any, version: int) -> None:
-        self.seen.append((game_id, version))
+    async def game_changed(self, change: GameChange) -> None:
+        self.seen.append((change.game_id, change.version))
 
 
 async def test_default_play_applies_once_and_only_at_its_version(app: App) -> None:

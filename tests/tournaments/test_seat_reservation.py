@@ -5,15 +5,14 @@ else) is refused, and the assigned bots play the game."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import grpc
 
-from engines.contract import AnyGame
 from parlour.bots import make_bot
 from parlour.runner import run_bot
 from parlour.v1 import game_service_pb2 as game_pb
 from parlour.v1 import game_service_pb2_grpc as game_grpc
+from service.app.observers import GameChange
 from service.bootstrap import App
 from tests.tournaments.helpers import BOT_KEY, create_and_register, start, tournament_events
 
@@ -26,7 +25,8 @@ class _Hijacker:
         self.seen: set[str] = set()
         self.outcomes: list[tuple[grpc.StatusCode, str]] = []
 
-    async def game_changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+    async def game_changed(self, change: GameChange) -> None:
+        game_id = change.game_id
         if game_id in self.seen:
             return
         self.seen.add(game_id)
