@@ -28,7 +28,7 @@ from service.app.errors import ServiceError
 from service.app.games import Games
 from service.app.records import timestamp
 from service.app.tokens import hash_token, token_matches
-from service.store.bots import AssignmentRecord, RedisBots
+from service.store.bot_port import AssignmentRecord, BotStore
 
 __all__ = ["Bots", "check_bot_name"]
 
@@ -71,7 +71,7 @@ class _Session:
 class Bots:
     """The bot use cases over the games application and the bot store."""
 
-    def __init__(self, store: RedisBots, games: Games, clocks: Clocks) -> None:
+    def __init__(self, store: BotStore, games: Games, clocks: Clocks) -> None:
         self._store = store
         self._games = games
         self._clocks = clocks

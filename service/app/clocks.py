@@ -30,7 +30,7 @@ from service.app.games import Games
 from service.app.observers import GameChange
 from service.app.records import GameRecord
 from service.app.time_control import TimeControl
-from service.store.clocks import ClockRecord, Deadline, Move, RedisClocks
+from service.store.clock_port import ClockRecord, ClockStore, Deadline, Move
 from service.store.port import EventStore, StoredEvent
 
 __all__ = ["ClockKeeper", "Clocks", "timeout_command_id", "wait_for_event"]
@@ -58,7 +58,7 @@ def timeout_command_id(deadline: Deadline) -> str:
 class ClockKeeper:
     """The clock observer of one server process: charges moves and sets deadlines as games change."""
 
-    def __init__(self, clocks: RedisClocks, store: EventStore, now_ms: Callable[[], int]) -> None:
+    def __init__(self, clocks: ClockStore, store: EventStore, now_ms: Callable[[], int]) -> None:
         """``now_ms`` is the server's clock; ``store`` is read only for moves a change did not hand over
         (a game reported again by the sweep)."""
         self._clocks = clocks
@@ -71,7 +71,7 @@ class ClockKeeper:
         self._unclocked: set[str] = set()
 
     @property
-    def store(self) -> RedisClocks:
+    def store(self) -> ClockStore:
         """The clocks' store."""
         return self._clocks
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import cast
 
 import redis.asyncio as aioredis
 
+from service.store.bot_port import AssignmentRecord
 from service.store.entries import Entries
 from service.store.keys import Keys
 
-__all__ = ["AssignmentRecord", "RedisBots"]
+__all__ = ["AssignmentRecord", "RedisBots"]  # the record is the port's, re-exported
 
 # KEYS: assignments stream, assigned seats set. ARGV: "<game>:<seat>", then the entry's fields and values.
 _ASSIGN_ONCE = """
@@ -20,35 +20,9 @@ return 1
 """
 
 
-@dataclass(frozen=True)
-class AssignmentRecord:
-    """A seat given to a bot. ``token`` is the seat token the server acts with for the bot."""
-
-    game_id: str
-    game: str
-    seat: int
-    token: str
-    tournament_id: str = ""
-
-    def fields(self) -> dict[str, str]:
-        """The stream entry's fields."""
-        return {
-            "game_id": self.game_id,
-            "game": self.game,
-            "seat": str(self.seat),
-            "token": self.token,
-            "tournament_id": self.tournament_id,
-        }
-
-    @classmethod
-    def parse(cls, fields: dict[bytes, bytes]) -> AssignmentRecord:
-        """The record of a stream entry."""
-        text = {k.decode(): v.decode() for k, v in fields.items()}
-        return cls(text["game_id"], text["game"], int(text["seat"]), text["token"], text.get("tournament_id", ""))
-
-
 class RedisBots:
-    """Bot identities and assignments, under the store's key prefix."""
+    """The bot store (:class:`~service.store.bot_port.BotStore`) on Redis: bot identities and assignments,
+    under the store's key prefix."""
 
     def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
         """``client`` must not decode responses."""

@@ -14,14 +14,14 @@ clocked games still running lets any process find games whose deadlines were nev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import cast
 
 import redis.asyncio as aioredis
 
+from service.store.clock_port import ClockRecord, Deadline, Move
 from service.store.keys import Keys
 
-__all__ = ["ClockRecord", "Deadline", "Move", "RedisClocks"]
+__all__ = ["ClockRecord", "Deadline", "Move", "RedisClocks"]  # the values are the port's, re-exported
 
 # Start a seat's clock (HSETNX since:<seat>) only while the game is still at the version that made the
 # seat pending; returns the clock's start (ms) or false when the game has moved on.
@@ -88,74 +88,9 @@ return due
 """
 
 
-@dataclass(frozen=True)
-class Deadline:
-    """A seat must act at ``version`` of ``game_id``."""
-
-    game_id: str
-    seat: int
-    version: int
-
-    @property
-    def member(self) -> str:
-        """The sorted-set member naming this deadline."""
-        return f"{self.game_id}|{self.seat}|{self.version}"
-
-    @classmethod
-    def parse(cls, member: str) -> Deadline:
-        """The deadline a member names."""
-        game_id, seat, version = member.split("|")
-        return cls(game_id, int(seat), int(version))
-
-
-@dataclass(frozen=True)
-class Move:
-    """A seat's command as the clock charges it: its first event's version, the seat, the time it took
-    and whether the server played it because the time ran out."""
-
-    version: int
-    seat: int
-    think_ms: int
-    timed_out: bool
-
-
-@dataclass(frozen=True)
-class ClockRecord:
-    """A game's clock as stored: the time control and each seat's bank, timeouts and dropped flag."""
-
-    move_ms: int
-    bank_ms: int
-    increment_ms: int
-    max_timeouts: int
-    banks: dict[int, int]
-    timeouts: dict[int, int]
-    dropped: frozenset[int]
-    since: dict[int, int]
-    #: Moves up to this version are charged.
-    charged: int = 0
-
-    @classmethod
-    def parse(cls, raw: dict[str, str]) -> ClockRecord:
-        """The record of a clock hash's fields."""
-
-        def per_seat(prefix: str) -> dict[int, int]:
-            return {int(k[len(prefix) :]): int(v) for k, v in raw.items() if k.startswith(prefix)}
-
-        return cls(
-            move_ms=int(raw["move_ms"]),
-            bank_ms=int(raw.get("bank_ms", 0)),
-            increment_ms=int(raw.get("increment_ms", 0)),
-            max_timeouts=int(raw.get("max_timeouts", 3)),
-            banks=per_seat("bank:"),
-            timeouts=per_seat("timeouts:"),
-            dropped=frozenset(s for s, v in per_seat("dropped:").items() if v),
-            since=per_seat("since:"),
-            charged=int(raw.get("charged", 0)),
-        )
-
-
 class RedisClocks:
-    """Clock hashes and the deadline set, under the store's key prefix."""
+    """The clock store (:class:`~service.store.clock_port.ClockStore`) on Redis: clock hashes and the
+    deadline set, under the store's key prefix."""
 
     def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
         """``client`` must not decode responses."""

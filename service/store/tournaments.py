@@ -41,7 +41,8 @@ return 0
 
 
 class RedisTournaments:
-    """Tournament logs under the store's key prefix."""
+    """The tournament store (:class:`~service.store.tournament_port.TournamentStore`) on Redis, under the
+    store's key prefix."""
 
     def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
         """``client`` must not decode responses."""

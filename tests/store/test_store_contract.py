@@ -1,4 +1,4 @@
-"""The event store contract: every backend of the EventStore port must pass these tests.
+"""The event store contract: every adapter of the EventStore port must pass these tests.
 
 They run against the embedded Redis always, and against REDIS_URL too when it is set.
 """
@@ -17,21 +17,23 @@ from service.store.keys import Keys
 from service.store.port import (
     AppendResult,
     CommandIdReusedError,
+    EventStore,
     NewEvent,
     StoredEvent,
     StoreError,
     VersionConflictError,
 )
-from service.store.redis_store import RedisEventStore
+from tests.store.adapters import event_store
 
 _clock = itertools.count(1_000_000)
 
 
 @pytest.fixture
-async def store(redis_client: aioredis.Redis, key_prefix: str) -> AsyncIterator[RedisEventStore]:
-    event_store = RedisEventStore(redis_client, Keys(key_prefix), clock_ms=lambda: next(_clock))
-    yield event_store
-    await event_store.close()
+async def store(redis_client: aioredis.Redis, key_prefix: str) -> AsyncIterator[EventStore]:
+    """Each adapter of the port in turn (see tests/store/adapters.py)."""
+    adapter = event_store(redis_client, key_prefix, clock_ms=lambda: next(_clock))
+    yield adapter
+    await adapter.close()
 
 
 def events(*payloads: bytes) -> list[NewEvent]:
@@ -39,7 +41,7 @@ def events(*payloads: bytes) -> list[NewEvent]:
 
 
 async def append(
-    store: RedisEventStore, game: str, version: int, *payloads: bytes, command_id: str = "", final: bool = False
+    store: EventStore, game: str, version: int, *payloads: bytes, command_id: str = "", final: bool = False
 ) -> AppendResult:
     """Append ``payloads`` as one command (a fresh command id unless given)."""
     return await store.append(
@@ -62,7 +64,7 @@ async def collect(stream: AsyncIterator[StoredEvent], count: int) -> list[Stored
     return out
 
 
-async def test_create_stores_setup_events_in_order(store: RedisEventStore) -> None:
+async def test_create_stores_setup_events_in_order(store: EventStore) -> None:
     """A new game's setup events are versions 1..n, in order, with its metadata."""
     await store.create("g1", {"game": "oldmen", "status": "running"}, events(b"a", b"b", b"c"))
     read = await store.read("g1", 1, 10)
@@ -72,14 +74,14 @@ async def test_create_stores_setup_events_in_order(store: RedisEventStore) -> No
     assert await store.version("g1") == 3
 
 
-async def test_create_refuses_an_existing_id(store: RedisEventStore) -> None:
+async def test_create_refuses_an_existing_id(store: EventStore) -> None:
     """Two games never share an id."""
     await store.create("g1", {"status": "running"}, events(b"a"))
     with pytest.raises(StoreError):
         await store.create("g1", {"status": "running"}, events(b"b"))
 
 
-async def test_append_records_command_seat_and_time(store: RedisEventStore) -> None:
+async def test_append_records_command_seat_and_time(store: EventStore) -> None:
     """Each event keeps the command id, the seat and the command body (on its first event)."""
     await store.create("g1", {}, events(b"a"))
     result = await store.append(
@@ -92,7 +94,7 @@ async def test_append_records_command_seat_and_time(store: RedisEventStore) -> N
     assert x.recorded_at_ms > 0
 
 
-async def test_an_append_can_keep_a_given_time_think_time_and_timeout(store: RedisEventStore) -> None:
+async def test_an_append_can_keep_a_given_time_think_time_and_timeout(store: EventStore) -> None:
     """An import keeps what its export recorded: time, think time and the timeout flag, on every event."""
     await store.create("g1", {}, events(b"a"))
     await store.append(
@@ -110,7 +112,7 @@ async def test_an_append_can_keep_a_given_time_think_time_and_timeout(store: Red
     assert [(e.recorded_at_ms, e.think_ms, e.timed_out) for e in read] == [(123_456, 4_321, True)] * 2
 
 
-async def test_stale_expected_version_appends_nothing(store: RedisEventStore) -> None:
+async def test_stale_expected_version_appends_nothing(store: EventStore) -> None:
     """An append decided on an old version is refused and the log is unchanged."""
     await store.create("g1", {}, events(b"a"))
     await append(store, "g1", 1, b"b")
@@ -120,7 +122,7 @@ async def test_stale_expected_version_appends_nothing(store: RedisEventStore) ->
     assert [e.data for e in await store.read("g1", 1, 10)] == [b"a", b"b"]
 
 
-async def test_two_concurrent_appends_exactly_one_wins(store: RedisEventStore) -> None:
+async def test_two_concurrent_appends_exactly_one_wins(store: EventStore) -> None:
     """Two writers racing from the same version: one appends, the other gets a conflict; no fork."""
     await store.create("g1", {}, events(b"a"))
     for round_number in range(20):
@@ -135,7 +137,7 @@ async def test_two_concurrent_appends_exactly_one_wins(store: RedisEventStore) -
     assert [e.version for e in log] == list(range(1, 22))
 
 
-async def test_retry_with_the_same_command_id_appends_nothing_twice(store: RedisEventStore) -> None:
+async def test_retry_with_the_same_command_id_appends_nothing_twice(store: EventStore) -> None:
     """A retried command (same id, same digest) returns its first result, even from a stale version."""
     await store.create("g1", {}, events(b"a"))
     first = await append(store, "g1", 1, b"x", b"y", command_id="same")
@@ -145,7 +147,7 @@ async def test_retry_with_the_same_command_id_appends_nothing_twice(store: Redis
     assert await store.find_command("g1", "same") == ("d", 2, 3)
 
 
-async def test_a_command_id_reused_for_another_command_is_refused(store: RedisEventStore) -> None:
+async def test_a_command_id_reused_for_another_command_is_refused(store: EventStore) -> None:
     """The same id with a different digest is an error and appends nothing."""
     await store.create("g1", {}, events(b"a"))
     await append(store, "g1", 1, b"x", command_id="same")
@@ -154,7 +156,7 @@ async def test_a_command_id_reused_for_another_command_is_refused(store: RedisEv
     assert await store.version("g1") == 2
 
 
-async def test_read_from_a_version_pages_in_order(store: RedisEventStore) -> None:
+async def test_read_from_a_version_pages_in_order(store: EventStore) -> None:
     """Reading from version N returns N, N+1, ... up to the limit."""
     await store.create("g1", {}, events(*[bytes([i]) for i in range(10)]))
     assert [e.version for e in await store.read("g1", 4, 3)] == [4, 5, 6]
@@ -163,7 +165,7 @@ async def test_read_from_a_version_pages_in_order(store: RedisEventStore) -> Non
     assert await store.read("missing", 1, 10) == []
 
 
-async def test_tail_gives_history_then_live_events(store: RedisEventStore) -> None:
+async def test_tail_gives_history_then_live_events(store: EventStore) -> None:
     """A tail from version 2 sees the stored events from 2 on, then each new one as it is appended."""
     await store.create("g1", {}, events(b"a", b"b", b"c"))
     watcher = asyncio.create_task(collect(store.tail("g1", 2), 5))
@@ -175,7 +177,7 @@ async def test_tail_gives_history_then_live_events(store: RedisEventStore) -> No
     assert [(e.version, e.data) for e in seen] == [(2, b"b"), (3, b"c"), (4, b"d"), (5, b"e"), (6, b"f")]
 
 
-async def test_many_watchers_share_one_reader_and_see_every_event_once(store: RedisEventStore) -> None:
+async def test_many_watchers_share_one_reader_and_see_every_event_once(store: EventStore) -> None:
     """Watchers joining at different times all see versions 1..n exactly once, in order."""
     await store.create("g1", {}, events(b"0"))
     total = 120
@@ -203,7 +205,7 @@ async def test_many_watchers_share_one_reader_and_see_every_event_once(store: Re
         assert versions == list(range(1, total + 1))
 
 
-async def test_resume_after_a_dropped_watcher_has_no_gap_and_no_duplicate(store: RedisEventStore) -> None:
+async def test_resume_after_a_dropped_watcher_has_no_gap_and_no_duplicate(store: EventStore) -> None:
     """A watcher cut off mid-game resumes from its last version + 1 and sees the rest exactly once."""
     await store.create("g1", {}, events(b"0"))
     for version in range(1, 30):
@@ -216,14 +218,14 @@ async def test_resume_after_a_dropped_watcher_has_no_gap_and_no_duplicate(store:
     assert [e.version for e in first + rest] == list(range(1, 42))
 
 
-async def test_a_tail_ends_after_the_final_event(store: RedisEventStore) -> None:
+async def test_a_tail_ends_after_the_final_event(store: EventStore) -> None:
     """Watching a finished game returns its whole log and stops."""
     await store.create("g1", {}, events(b"a"))
     await append(store, "g1", 1, b"end", final=True)
     assert [e.version async for e in store.tail("g1", 1)] == [1, 2]
 
 
-async def test_snapshots_are_found_by_version(store: RedisEventStore) -> None:
+async def test_snapshots_are_found_by_version(store: EventStore) -> None:
     """The newest snapshot is loaded by default, and the newest at or before a version on request."""
     assert await store.load_snapshot("g1") is None
     await store.save_snapshot("g1", 100, "tag", b"state-100")
@@ -236,7 +238,7 @@ async def test_snapshots_are_found_by_version(store: RedisEventStore) -> None:
     assert await store.load_snapshot("g1", at_most=150) == (100, "tag", b"state-100")
 
 
-async def test_index_lists_games_newest_first_by_game_and_status(store: RedisEventStore) -> None:
+async def test_index_lists_games_newest_first_by_game_and_status(store: EventStore) -> None:
     """Games are listed newest first, filtered by game and by status, page by page."""
     for i, name in enumerate(["oldmen", "verraeter", "oldmen", "oldmen"]):
         await store.create(f"g{i}", {"game": name, "status": "running"}, events(b"a"))
@@ -255,7 +257,7 @@ async def test_index_lists_games_newest_first_by_game_and_status(store: RedisEve
     assert [g["game_id"] for g in running_oldmen.games] == ["g3", "g0"]
 
 
-async def test_set_meta_if_absent_claims_once(store: RedisEventStore) -> None:
+async def test_set_meta_if_absent_claims_once(store: EventStore) -> None:
     """Only the first of two claims of the same field succeeds."""
     await store.create("g1", {}, events(b"a"))
     results = await asyncio.gather(
@@ -264,7 +266,7 @@ async def test_set_meta_if_absent_claims_once(store: RedisEventStore) -> None:
     assert sorted(results) == [False, True]
 
 
-async def test_keys_of_a_game_share_one_cluster_slot(store: RedisEventStore, key_prefix: str) -> None:
+async def test_keys_of_a_game_share_one_cluster_slot(store: EventStore, key_prefix: str) -> None:
     """Every key of a game carries the same hash tag, so a Redis Cluster keeps them in one slot."""
     keys = Keys(key_prefix)
     tagged = [keys.log("abc"), keys.meta("abc"), keys.commands("abc"), keys.snapshot("abc")]

@@ -22,7 +22,7 @@ from service.app.games import Games
 from service.app.time_control import TimeControl
 from service.app.tournaments.plan import PlannedTable, plan_round, seat_token
 from service.app.tournaments.state import Table, TournamentState
-from service.store.bots import AssignmentRecord
+from service.store.bot_port import AssignmentRecord
 
 __all__ = ["Runner"]
 

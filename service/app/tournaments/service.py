@@ -28,7 +28,7 @@ from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.runner import Runner
 from service.app.tournaments.state import TournamentState, fold_tournament
 from service.store.port import VersionConflictError
-from service.store.tournaments import RedisTournaments
+from service.store.tournament_port import TournamentStore
 
 __all__ = ["Tournaments"]
 
@@ -43,7 +43,7 @@ class Tournaments:
 
     def __init__(
         self,
-        store: RedisTournaments,
+        store: TournamentStore,
         games: Games,
         bots: Bots,
         clocks: Clocks,

@@ -1,0 +1,64 @@
+"""The bot store port: bot identities (the hash of each bot's key, the games it plays) and each bot's
+stream of seat assignments. Every adapter passes ``tests/store/test_bot_store_contract.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["AssignmentRecord", "BotStore"]
+
+
+@dataclass(frozen=True)
+class AssignmentRecord:
+    """A seat given to a bot. ``token`` is the seat token the server acts with for the bot."""
+
+    game_id: str
+    game: str
+    seat: int
+    token: str
+    tournament_id: str = ""
+
+    def fields(self) -> dict[str, str]:
+        """The stream entry's fields."""
+        return {
+            "game_id": self.game_id,
+            "game": self.game,
+            "seat": str(self.seat),
+            "token": self.token,
+            "tournament_id": self.tournament_id,
+        }
+
+    @classmethod
+    def parse(cls, fields: dict[bytes, bytes]) -> AssignmentRecord:
+        """The record of a stream entry."""
+        text = {k.decode(): v.decode() for k, v in fields.items()}
+        return cls(text["game_id"], text["game"], int(text["seat"]), text["token"], text.get("tournament_id", ""))
+
+
+class BotStore(Protocol):
+    """Bot identities and assignments."""
+
+    async def key_hash(self, name: str, new_hash: str | None) -> str | None:
+        """The bot's stored key hash, set to ``new_hash`` first if the bot is new (None: a new bot stays
+        unknown and None is returned). The first hash stored for a name wins."""
+        ...
+
+    async def set_games(self, name: str, games: list[str]) -> None:
+        """Remember the games the bot said it plays (empty: any)."""
+        ...
+
+    async def games(self, name: str) -> list[str]:
+        """The games the bot last said it plays (empty: any, or it never said)."""
+        ...
+
+    async def assign(self, name: str, record: AssignmentRecord) -> bool:
+        """Add an assignment to the bot's stream, unless the bot already has that seat (atomically, so a
+        scheduler that repeats the step after a crash never gives a seat twice). True if it was added."""
+        ...
+
+    async def assignments(
+        self, name: str, after: str = "0", block_ms: int | None = None
+    ) -> list[tuple[str, AssignmentRecord]]:
+        """Assignments after stream id ``after`` as (id, record); with ``block_ms`` wait that long for one."""
+        ...

@@ -1,0 +1,56 @@
+"""The bot store contract: every adapter of the BotStore port must pass these tests."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+
+from service.store.bot_port import AssignmentRecord, BotStore
+from tests.store.adapters import bot_store
+
+
+@pytest.fixture
+def bots(redis_client: aioredis.Redis, key_prefix: str) -> BotStore:
+    return bot_store(redis_client, key_prefix)
+
+
+async def test_the_first_key_hash_of_a_name_wins(bots: BotStore) -> None:
+    """An unknown name stays unknown when asked without a hash; the first hash stored is kept."""
+    assert await bots.key_hash("ada", None) is None
+    assert await bots.key_hash("ada", "h1") == "h1"
+    assert await bots.key_hash("ada", "h2") == "h1"
+    assert await bots.key_hash("ada", None) == "h1"
+
+
+async def test_the_games_a_bot_plays_are_remembered(bots: BotStore) -> None:
+    """Empty means any game (or never said)."""
+    assert await bots.games("bea") == []
+    await bots.set_games("bea", ["oldmen", "verraeter"])
+    assert await bots.games("bea") == ["oldmen", "verraeter"]
+
+
+async def test_a_seat_is_assigned_to_a_bot_once_and_streams_in_order(bots: BotStore) -> None:
+    """Assigning the same seat twice adds one entry; entries come after a given id, in order."""
+    first = AssignmentRecord("g1", "oldmen", 0, "tok-0", "t1")
+    second = AssignmentRecord("g2", "oldmen", 2, "tok-2")
+    assert await bots.assign("cy", first) is True
+    assert await bots.assign("cy", first) is False
+    assert await bots.assign("cy", second) is True
+    entries = await bots.assignments("cy")
+    assert [record for _, record in entries] == [first, second]
+    assert [record for _, record in await bots.assignments("cy", after=entries[0][0])] == [second]
+
+
+async def test_a_blocking_read_wakes_for_a_new_assignment(bots: BotStore) -> None:
+    """A reader waiting after the last entry gets the assignment made while it waits (or, if it asks
+    late, finds it at once), well before its time limit."""
+    await bots.assign("dee", AssignmentRecord("g3", "libertalia", 0, "tok-0"))
+    ((last, _),) = await bots.assignments("dee")
+    waiting = asyncio.ensure_future(bots.assignments("dee", after=last, block_ms=20_000))
+    record = AssignmentRecord("g3", "libertalia", 1, "tok-1")
+    await bots.assign("dee", record)
+    done, _ = await asyncio.wait({waiting}, timeout=10)
+    assert done, "the blocking read did not wake up for the new assignment"
+    assert [r for _, r in waiting.result()] == [record]
