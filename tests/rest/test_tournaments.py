@@ -42,8 +42,10 @@ async def test_a_tournament_run_over_rest_is_watched_as_resumable_events(
         async with session.post(server.http_url + "/v1/tournaments", json={"settings": settings}, headers=admin) as r:
             assert r.status == 200
             tid = (await r.json())["tournament"]["tournamentId"]
-        for name in names:
-            await api.call("POST", f"/v1/tournaments/{tid}/bots", {"botName": name, "botKey": BOT_KEY})
+        for name in names:  # names no bot has connected with yet: the admin registers them
+            body = {"botName": name, "botKey": BOT_KEY}
+            async with session.post(f"{server.http_url}/v1/tournaments/{tid}/bots", json=body, headers=admin) as r:
+                assert r.status == 200, await r.text()
         bots = [
             asyncio.create_task(run_bot(server.grpc_target, n, BOT_KEY, lambda g: make_bot("random", g), max_games=1))
             for n in names
