@@ -3,6 +3,7 @@ Dockerfile lint, and the error table documented for clients."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -53,6 +54,39 @@ def test_error_table_in_the_proto_matches_the_server() -> None:
     served = {reason: (kind.grpc_code.name, kind.http_status) for reason, kind in ERRORS.items()}
     assert documented == served
     assert all(isinstance(kind.grpc_code, grpc.StatusCode) for kind in ERRORS.values())
+
+
+def _reasons_written_in_service() -> tuple[set[str], list[str]]:
+    """Reasons given as literals to ServiceError(...) in service/, and every place that builds an
+    HttpError or ErrorDetail from a literal reason instead (which would bypass the table)."""
+    reasons: set[str] = set()
+    bypasses: list[str] = []
+    for path in sorted((ROOT / "service").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            literals = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            literals += [
+                k.value.value
+                for k in node.keywords
+                if k.arg == "reason" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+            ]
+            if name == "ServiceError" and literals:
+                reasons.add(literals[0])
+            elif name in ("HttpError", "ErrorDetail", "ErrorInfo") and literals:
+                bypasses.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return reasons, bypasses
+
+
+def test_every_reason_the_server_sends_is_in_the_table() -> None:
+    """The reasons the server's code raises are all in the error table (and so documented in errors.proto),
+    and no code builds an error reply from a reason of its own."""
+    reasons, bypasses = _reasons_written_in_service()
+    assert len(reasons) > 20
+    assert reasons - set(ERRORS) == set()
+    assert bypasses == []
+    assert {"http/not_found", "http/method_not_allowed", "server/internal"} <= reasons
 
 
 def test_generated_code_is_not_tracked() -> None:

@@ -58,6 +58,9 @@ ERRORS: dict[str, ErrorKind] = {
     "tournament/too_few_bots": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "tournament/full": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "bot/unknown": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
+    "http/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
+    "http/method_not_allowed": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405),
+    "server/internal": ErrorKind(grpc.StatusCode.INTERNAL, 500),
 }
 
 

@@ -310,10 +310,9 @@ class Games:
         record = await self._record(game_id, fresh=True)
         stored = await self._store.read(game_id, max(from_version, 1), size)
         events = [client_event(record.game, e, seat, finished=record.public) for e in stored]
-        next_version = stored[-1].version + 1 if stored else max(from_version, 1)
-        return game_service_pb2.ListEventsResponse(
-            events=events, next_version=next_version, last_version=record.version
-        )
+        last = max(record.version, stored[-1].version if stored else 0)
+        next_version = stored[-1].version + 1 if stored else last + 1  # past the end: where the log ends
+        return game_service_pb2.ListEventsResponse(events=events, next_version=next_version, last_version=last)
 
     async def watch(
         self, game_id: str, from_version: int, seat: int | None, token: str | None

@@ -9,6 +9,8 @@ from typing import Any
 import aiohttp
 import pytest
 
+from parlour.v1 import game_service_pb2
+from service.api.rest.server import build_http_server
 from service.app.errors import ERRORS
 from tests.rest.conftest import ADMIN_KEY
 from tests.rest.harness import HttpError, JsonClient, RunningServer
@@ -210,6 +212,80 @@ async def test_replay_errors(api: JsonClient) -> None:
         seats[claimed["seat"]] = claimed["seatToken"]
     await play_to_end(api, hidden_id, seats, random.Random(8))
     await expect(409, "game/hidden", api.call("GET", f"/v1/games/{hidden_id}:export"))
+
+
+class _BrokenGames:
+    """A GameService whose every call fails unexpectedly (a fake, to reach the server's last resort)."""
+
+    async def ListGameTypes(self, request: object, context: object) -> None:  # noqa: N802 (the rpc's name)
+        raise RuntimeError("secret internals: password=hunter2")
+
+
+async def test_an_unexpected_failure_is_500_server_internal_without_details() -> None:
+    service = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
+    http = build_http_server([(service, _BrokenGames())], host="127.0.0.1", port=0, max_body_bytes=10_000)
+    await http.start()
+    try:
+        async with aiohttp.ClientSession() as session:
+            api = JsonClient(session, f"http://127.0.0.1:{http.port}")
+            body = await expect(500, "server/internal", api.call("GET", "/v1/gameTypes"))
+    finally:
+        await http.stop()
+    assert "secret" not in body["message"] and "hunter2" not in body["message"]
+
+
+async def test_an_abort_is_sent_with_the_status_of_the_table() -> None:
+    """Whatever the gRPC code a reason travels with, REST sends the table's status (409 for the
+    FAILED_PRECONDITION reasons); an abort without a reason of the table is the server's failure."""
+    import grpc
+
+    from service.api.grpc_errors import REASON_KEY
+    from service.api.rest.calls import CallAbortedError, HttpCallContext
+
+    for reason, kind in ERRORS.items():
+        with pytest.raises(CallAbortedError) as caught:
+            await HttpCallContext(None).abort(kind.grpc_code, "a sentence", ((REASON_KEY, reason),))
+        assert (caught.value.error.status, caught.value.error.reason) == (kind.http_status, reason)
+    with pytest.raises(CallAbortedError) as caught:
+        await HttpCallContext(None).abort(grpc.StatusCode.FAILED_PRECONDITION, "no reason")
+    assert (caught.value.error.status, caught.value.error.reason) == (500, "server/internal")
+
+
+async def test_wrong_types_and_unknown_fields_are_named_without_python_text(api: JsonClient) -> None:
+    """A body that does not fit the request gets a sentence naming the field and what it expects, never
+    the parser's own words."""
+    cases = [
+        ({"game": "oldmen", "seats": "three"}, ["seats", "whole number"]),
+        ({"game": "oldmen", "seats": 3, "nonsense": 1}, ["nonsense", "game", "seats"]),
+        ({"game": 5, "seats": 3}, ["game", "string"]),
+        ({"game": "oldmen", "seats": 3, "options": ["x"]}, ["options", "object"]),
+        ({"game": "oldmen", "seats": 3, "options": {"a": 1}}, ["options", "string"]),
+        ({"game": "oldmen", "seats": 3.5}, ["seats", "whole number"]),
+        ({"game": "oldmen", "seats": 3, "seed": "***"}, ["seed", "base64"]),
+        ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "soon"}}, ["timeControl.moveMs", "whole number"]),
+        ({"game": "oldmen", "seats": 3, "timeControl": {"speed": 1}}, ["timeControl", "speed"]),
+    ]
+    for body, words in cases:
+        message = (await expect(400, "request/invalid", api.call("POST", "/v1/games", body)))["message"]
+        for word in words:
+            assert word in message, (body, message)
+        for python in ("invalid literal", "Message type", "Available Fields", "Failed to parse", "int()"):
+            assert python not in message, (body, message)
+    query = (await expect(400, "request/invalid", api.call("GET", "/v1/games", pageSize="zero")))["message"]
+    assert "pageSize" in query and "whole number" in query and "invalid literal" not in query
+    command = {"oldmen": {"playCard": {"card": {"colour": "PURPLE", "value": 3}}}}
+    game_id, tokens = await create_with_seats(api, "oldmen", 3)
+    body = (await expect(400, "request/invalid", _submit(api, game_id, 0, tokens[0], command)))["message"]
+    assert "command.oldmen.playCard.card.colour" in body and "OLDMEN_COLOUR_RED" in body
+
+
+async def test_events_past_the_end_say_where_the_log_ends(api: JsonClient) -> None:
+    """ListEvents from beyond the last event returns no events and next_version = last_version + 1."""
+    game_id = (await api.call("POST", "/v1/games", {"game": "oldmen", "seats": 3}))["game"]["gameId"]
+    for start in (1, 5_000):
+        page = await api.call("GET", f"/v1/games/{game_id}/events", fromVersion=start)
+        assert int(page["nextVersion"]) == int(page["lastVersion"]) + 1
+    assert page["events"] == []
 
 
 def test_every_reason_of_the_error_table_was_seen_over_rest() -> None:

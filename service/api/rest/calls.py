@@ -30,24 +30,6 @@ __all__ = [
     "error_body",
 ]
 
-#: HTTP statuses for gRPC codes, for an abort that carries no reason of the error table (the mapping of
-#: google.rpc.Code to HTTP that gRPC-gateway and Google's APIs use).
-_HTTP_BY_CODE: dict[grpc.StatusCode, int] = {
-    grpc.StatusCode.INVALID_ARGUMENT: 400,
-    grpc.StatusCode.FAILED_PRECONDITION: 400,
-    grpc.StatusCode.OUT_OF_RANGE: 400,
-    grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.ALREADY_EXISTS: 409,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
-    grpc.StatusCode.CANCELLED: 499,
-    grpc.StatusCode.UNIMPLEMENTED: 501,
-    grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
-}
-
 
 @dataclass(frozen=True)
 class HttpError:
@@ -84,10 +66,12 @@ class CallAbortedError(Exception):
 
 
 def _aborted(code: grpc.StatusCode, details: str, metadata: Sequence[tuple[str, Any]]) -> CallAbortedError:
+    """An abort as HTTP sends it, by the one error table (the reason's status). An abort that carries no
+    reason of the table (no handler does that: they raise ServiceError) is the server's own failure."""
     reason = next((str(v) for k, v in metadata if k == REASON_KEY), "")
-    if reason in ERRORS:
-        return CallAbortedError(HttpError(ERRORS[reason].http_status, reason, details))
-    return CallAbortedError(HttpError(_HTTP_BY_CODE.get(code, 500), reason or f"grpc/{code.name.lower()}", details))
+    if reason not in ERRORS:
+        reason, details = "server/internal", "the server failed; the error is in its log"
+    return CallAbortedError(HttpError.of(ServiceError(reason, details)))
 
 
 class HttpCallContext:

@@ -23,6 +23,7 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
 
+from service.api.rest.fields import check_values
 from service.app.errors import ServiceError
 
 __all__ = ["Route", "decode_request", "routes_of"]
@@ -131,11 +132,13 @@ def decode_request(route: Route, path: Mapping[str, str], query: Mapping[str, li
         _drop(values, fields[name])
         values[fields[name].json_name] = path[name]
     values.update(_query_values(route, query))
+    check_values(route.method.input_type, values)
     message = route.request_type()
     try:
         json_format.ParseDict(values, message)
-    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
-        raise _invalid(f"the request does not fit {route.method.input_type.name}: {error}") from error
+    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:  # what check_values let by
+        name = route.method.input_type.name
+        raise _invalid(f"the request does not fit {name}; /openapi.json describes its fields") from error
     return message
 
 

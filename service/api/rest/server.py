@@ -2,10 +2,10 @@
 
 Every request is answered in JSON, errors included: an ErrorDetail (``reason`` and ``message``) with the
 status of the one error table. Requests to a route that does not exist get 404 with reason
-``http/not_found``, a wrong verb 405 with ``http/method_not_allowed`` (transport-level reasons, not
-in the table because no rpc returns them). A body over the size limit gets 413 ``request/too_large``, a
-body or query that does not fit the request message 400 ``request/invalid``. An unexpected failure is a
-500 with reason ``server/internal`` and no details (they go to the log).
+``http/not_found``, a wrong verb 405 with ``http/method_not_allowed`` (REST-only reasons of the table).
+A body over the size limit gets 413 ``request/too_large``, a body or query that does not fit the request
+message 400 ``request/invalid``. An unexpected failure is a 500 with reason ``server/internal`` and no
+details (they go to the log). Every reason sent is one of the table, with the table's status.
 
 Responses allow any origin (CORS), since the token travels in a header, not a cookie.
 """
@@ -129,21 +129,30 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     except web.HTTPMethodNotAllowed as error:
         allowed = ", ".join(sorted(error.allowed_methods))
         text = f"{request.method} is not allowed on {request.path}; use {allowed}"
-        response = _json_error(HttpError(405, "http/method_not_allowed", text))
+        response = _json_error(HttpError.of(ServiceError("http/method_not_allowed", text)))
         response.headers["Allow"] = allowed
     except web.HTTPNotFound:
         text = f"there is no route {request.path}; /openapi.json lists the routes"
-        response = _json_error(HttpError(404, "http/not_found", text))
+        response = _json_error(HttpError.of(ServiceError("http/not_found", text)))
     except web.HTTPException as error:
-        response = _json_error(
-            HttpError(error.status, "http/" + error.reason.lower().replace(" ", "_"), error.text or "")
-        )
+        response = _json_error(HttpError.of(_http_exception(error)))
     except Exception:
         log.exception("request failed", path=request.path)
-        response = _json_error(HttpError(500, "server/internal", "the server failed; the error is in its log"))
+        response = _json_error(
+            HttpError.of(ServiceError("server/internal", "the server failed; the error is in its log"))
+        )
     if not response.prepared:
         response.headers.update(_CORS)
     return response
+
+
+def _http_exception(error: web.HTTPException) -> ServiceError:
+    """Any other refusal of aiohttp's, as the table's reason for it."""
+    if error.status == 413:
+        return ServiceError("request/too_large", "the request is larger than this server accepts")
+    if 400 <= error.status < 500:
+        return ServiceError("request/invalid", f"the HTTP request was refused: {error.reason.lower()}")
+    return ServiceError("server/internal", "the server failed; the error is in its log")
 
 
 def _static(web_dir: Path) -> Handler:
