@@ -9,10 +9,12 @@ import random
 import aiohttp
 import pytest
 
+from engines.registry import GAMES as REGISTERED
 from tests.rest.harness import JsonClient, RunningServer, sse_messages
 from tests.rest.play import create_with_seats, play_to_end
 
-GAMES = [("oldmen", 3), ("verraeter", 3), ("libertalia", 3)]
+#: Every registered game at its smallest table.
+GAMES = [(game.spec.name, game.spec.min_seats) for game in REGISTERED]
 
 
 @pytest.mark.parametrize(("game", "seats"), GAMES)
