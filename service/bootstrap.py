@@ -16,14 +16,17 @@ from parlour.v1.bot_service_pb2_grpc import add_BotServiceServicer_to_server
 from parlour.v1.game_service_pb2_grpc import add_GameServiceServicer_to_server
 from parlour.v1.replay_service_pb2_grpc import add_ReplayServiceServicer_to_server
 from parlour.v1.tournament_service_pb2_grpc import add_TournamentServiceServicer_to_server
+from service import metrics
 from service.api.grpc_bots import BotServicer, TournamentServicer
 from service.api.grpc_replay import ReplayServicer
 from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grpc_server
 from service.api.ports import PortUnavailableError
 from service.api.rest import HttpServer, build_http_server
+from service.api.rest.server import MetricsPage, build_metrics_server
 from service.app.bots import Bots
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.games import Games
+from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
 from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.service import Tournaments
@@ -55,6 +58,8 @@ class App:
     clocks: Clocks | None = None
     bots: Bots | None = None
     tournaments: Tournaments | None = None
+    #: The separate ``/metrics`` server of ``--metrics-port`` (None: only on the HTTP port).
+    metrics_http: HttpServer | None = None
     #: Background work of this process (the deadline enforcer, the tournament schedulers).
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
@@ -74,6 +79,8 @@ class App:
         try:
             await self.grpc.start()
             await self.http.start()
+            if self.metrics_http is not None:
+                await self.metrics_http.start()
         except BaseException:
             await self.stop(grace=0)
             raise
@@ -94,6 +101,8 @@ class App:
             await asyncio.wait(self.tasks, timeout=grace + 2.0)
         self.tasks.clear()
         await self.http.stop(grace)
+        if self.metrics_http is not None:
+            await self.metrics_http.stop(grace)
         await self.grpc.stop(grace)
         await self.store.close()
         await self.redis.close()
@@ -146,13 +155,18 @@ def build_app(settings: Settings) -> App:
     except PortUnavailableError:
         redis.discard()
         raise
+    page = _metrics_page(store, redis.client)
     http_server = build_http_server(
         [(service.descriptor, service.servicer) for service in services],
         host=settings.http_host,
         port=settings.http_port,
         max_body_bytes=settings.max_message_bytes,
         web_dir=settings.web_dir or _repository_web_dir(),
+        metrics_page=page,
     )
+    metrics_http = None
+    if settings.metrics_port is not None:
+        metrics_http = build_metrics_server(host=settings.http_host, port=settings.metrics_port, page=page)
     return App(
         settings=settings,
         redis=redis,
@@ -164,7 +178,24 @@ def build_app(settings: Settings) -> App:
         clocks=clocks,
         bots=bots,
         tournaments=tournaments,
+        metrics_http=metrics_http,
     )
+
+
+def _metrics_page(store: RedisEventStore, client: Any) -> MetricsPage:
+    """``/metrics``: the process's metrics, with the games by status and a PING's round trip sampled."""
+
+    async def sample() -> None:
+        start = time.perf_counter()
+        await client.ping()
+        metrics.set_redis_ping(time.perf_counter() - start)
+        for status in (RUNNING, FINISHED):
+            metrics.set_games(status, await store.count_games(status))
+
+    async def page() -> bytes:
+        return await metrics.render(sample)
+
+    return page
 
 
 def _now_ms() -> int:

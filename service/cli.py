@@ -43,6 +43,9 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         default=None,
         help="key guarding tournament creation and start (or PARLOUR_ADMIN_KEY); without one they are refused",
     )
+    parser.add_argument(
+        "--metrics-port", type=int, default=None, help="also serve /metrics (Prometheus) alone on this port"
+    )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
     add_limit_flags(parser)
@@ -61,6 +64,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "key_prefix": args.key_prefix,
         "admin_key": args.admin_key,
         "log_level": args.log_level,
+        "metrics_port": args.metrics_port,
         **limit_overrides(args),
     }
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
@@ -68,6 +72,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         raise SystemExit(f"parlour serve: --grpc-port must be 0 to 65535, not {settings.grpc_port}")
     if not 0 <= settings.http_port <= 65535:
         raise SystemExit(f"parlour serve: --http-port must be 0 to 65535, not {settings.http_port}")
+    if settings.metrics_port is not None and not 0 <= settings.metrics_port <= 65535:
+        raise SystemExit(f"parlour serve: --metrics-port must be 0 to 65535, not {settings.metrics_port}")
     return replace(settings, log_json=args.log_format == "json")
 
 

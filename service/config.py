@@ -45,12 +45,14 @@ class Settings:
     #: Most games one round of a tournament may have (``--max-round-games``): a round robin's games grow
     #: as the field's size to the power of the table size.
     max_round_games: int = 1000
+    #: A second port serving only ``/metrics`` (``--metrics-port``); None: ``/metrics`` on the HTTP port only.
+    metrics_port: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
-        ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY`` and
-        ``PARLOUR_LOG_LEVEL``.
+        ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
+        ``PARLOUR_LOG_LEVEL`` and ``PARLOUR_METRICS_PORT``.
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
         settings = cls()
@@ -70,6 +72,8 @@ class Settings:
             settings = replace(settings, admin_key=env["PARLOUR_ADMIN_KEY"])
         if "PARLOUR_LOG_LEVEL" in env:
             settings = replace(settings, log_level=env["PARLOUR_LOG_LEVEL"].lower())
+        if "PARLOUR_METRICS_PORT" in env:
+            settings = replace(settings, metrics_port=_port(env["PARLOUR_METRICS_PORT"], "PARLOUR_METRICS_PORT"))
         return settings
 
 

@@ -11,6 +11,7 @@ import structlog
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
+from service.api.request_ids import trailing
 from service.app.errors import ServiceError
 
 __all__ = ["REASON_KEY", "grpc_errors", "grpc_stream_errors"]
@@ -33,7 +34,7 @@ def _status(error: ServiceError) -> _Status:
     info = any_pb2.Any()
     info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain="parlour"))
     rich = status_pb2.Status(code=code.value[0], message=error.message, details=[info])
-    metadata = (("grpc-status-details-bin", rich.SerializeToString()), (REASON_KEY, error.reason))
+    metadata = (("grpc-status-details-bin", rich.SerializeToString()), (REASON_KEY, error.reason), *trailing())
     return _Status(code, error.message, metadata)
 
 

@@ -13,6 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_stream_errors
+from service.api.grpc_observe import CallObserver
 from service.api.grpc_reflect import add_reflection
 from service.api.ports import unavailable
 from service.app.games import Games
@@ -165,11 +166,12 @@ def build_grpc_server(services: Sequence[Service], *, host: str, port: int, max_
     any free port; a port that cannot be bound raises PortUnavailableError). Requests larger than
     ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
     server = grpc.aio.server(
+        interceptors=[CallObserver()],
         options=[
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),  # a taken port is refused, not shared with another process
-        ]
+        ],
     )
     for service in services:
         service.register(service.servicer, server)

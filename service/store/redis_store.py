@@ -206,6 +206,10 @@ class RedisEventStore:
         more = offset + limit < len(ids)
         return GamePage(games=games, next_cursor=str(offset + limit) if more else "")
 
+    async def count_games(self, status: str) -> int:
+        """How many games have ``status`` (one ZCARD of its index)."""
+        return int(await self._redis.zcard(self._keys.index(f"status:{status}")))
+
     async def _intersect(self, game: str, status: str) -> list[bytes]:
         by_game = cast(list[bytes], await self._redis.zrevrange(self._keys.index(f"game:{game}"), 0, -1))
         with_status = set(cast(list[bytes], await self._redis.zrange(self._keys.index(f"status:{status}"), 0, -1)))

@@ -15,6 +15,7 @@ from typing import cast
 
 import redis.asyncio as aioredis
 
+from service import metrics
 from service.store.entries import Entries, parse_entry
 from service.store.keys import Keys
 from service.store.port import StoredEvent
@@ -86,6 +87,7 @@ class _GameReader:
             for _stream, entries in response or []:
                 for entry_id, fields in entries:
                     event = parse_entry(entry_id, fields)
+                    metrics.tail_delivered(event.recorded_at_ms)
                     last = entry_id
                     for watcher in list(self.watchers):
                         watcher.push(event)
@@ -109,6 +111,7 @@ class TailHub:
         """Events from ``from_version`` on, history then live; ends after an event marked final."""
         watcher = await self._join(game_id)
         cursor = _Cursor(max(from_version, 1))
+        metrics.WATCHERS.inc()
         try:
             async for event in self._history(game_id, cursor.next):
                 yield cursor.passed(event)
@@ -120,6 +123,7 @@ class TailHub:
                     if event.final:
                         return
         finally:
+            metrics.WATCHERS.dec()
             self._leave(game_id, watcher)
 
     async def _live(self, game_id: str, watcher: _Watcher, cursor: _Cursor) -> AsyncIterator[StoredEvent]:

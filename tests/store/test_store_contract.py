@@ -255,6 +255,7 @@ async def test_index_lists_games_newest_first_by_game_and_status(store: EventSto
     assert [g["game_id"] for g in finished.games] == ["g2"]
     running_oldmen = await store.list_games(game="oldmen", status="running", limit=10, cursor="")
     assert [g["game_id"] for g in running_oldmen.games] == ["g3", "g0"]
+    assert (await store.count_games("running"), await store.count_games("finished")) == (3, 1)
 
 
 async def test_set_meta_if_absent_claims_once(store: EventStore) -> None:

@@ -22,6 +22,8 @@ import structlog
 from aiohttp import web
 from google.protobuf.descriptor import ServiceDescriptor
 
+from service import metrics
+from service.api import request_ids
 from service.api.ports import unavailable
 from service.api.rest.calls import (
     CallAbortedError,
@@ -38,15 +40,19 @@ from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, resume_request, stream_events
 from service.app.errors import ServiceError
 
-__all__ = ["HttpServer", "build_http_server"]
+__all__ = ["HttpServer", "MetricsPage", "build_http_server", "build_metrics_server", "metrics_handler"]
 
 log = structlog.get_logger("parlour.http")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_REQUEST_ID = web.RequestKey("request_id", str)
+#: The text of ``/metrics`` (see :func:`service.metrics.render`).
+MetricsPage = Callable[[], Awaitable[bytes]]
 _CORS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Allow-Headers": (
-        "Authorization, Content-Type, Last-Event-ID, X-Parlour-Admin-Key, X-Parlour-Bot-Key"
+        "Authorization, Content-Type, Last-Event-ID, X-Parlour-Admin-Key, X-Parlour-Bot-Key, X-Request-Id"
     ),
+    "Access-Control-Expose-Headers": "X-Request-Id",
     "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
     "Access-Control-Max-Age": "3600",
 }
@@ -102,16 +108,41 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
         if resume is not None:
             resume_request(message, resume, request.headers.get("Last-Event-ID"))
         replies = call_stream(servicer, name, message, context)
-        return await stream_events(
-            request,
-            replies,
-            resume,
-            heartbeat=settings.heartbeat,
-            first_reply_grace=settings.first_reply_grace,
-            on_error=_respond_error,
-        )
+        with metrics.open_stream(name, "rest"):
+            return await stream_events(
+                request,
+                replies,
+                resume,
+                heartbeat=settings.heartbeat,
+                first_reply_grace=settings.first_reply_grace,
+                on_error=_respond_error,
+            )
 
     return handle
+
+
+@web.middleware
+async def _request_id(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A request id for every request, in its log lines and (see ``_send_request_id``) its response."""
+    request_id = request_ids.choose((name.lower(), value) for name, value in request.headers.items())
+    request[_REQUEST_ID] = request_id
+    with request_ids.bound(request_id):
+        return await handler(request)
+
+
+async def _send_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """Put the request id in the ``X-Request-Id`` header, also of streams (their headers go out early)."""
+    if _REQUEST_ID in request:
+        response.headers["X-Request-Id"] = request[_REQUEST_ID]
+
+
+def metrics_handler(page: MetricsPage) -> Handler:
+    """The ``/metrics`` handler: ``page()`` in the Prometheus text format."""
+
+    async def serve(_: web.Request) -> web.Response:
+        return web.Response(body=await page(), headers={"Content-Type": metrics.CONTENT_TYPE})
+
+    return serve
 
 
 @web.middleware
@@ -178,6 +209,8 @@ class HttpServer:
     host: str
     port: int
     routes: list[Route] = field(default_factory=list)
+    #: The command-line flag that sets the port (named when the port cannot be bound).
+    flag: str = "--http-port"
     _runner: web.AppRunner | None = None
 
     async def start(self) -> None:
@@ -189,7 +222,7 @@ class HttpServer:
             await site.start()
         except OSError as error:
             await self.stop()
-            raise unavailable("HTTP", self.host, self.port, "--http-port", error) from error
+            raise unavailable("HTTP", self.host, self.port, self.flag, error) from error
         bound = self._runner.addresses[0]
         self.port = int(bound[1])
 
@@ -209,12 +242,16 @@ def build_http_server(
     web_dir: Path | None = None,
     heartbeat: float = 15.0,
     first_reply_grace: float = 0.5,
+    metrics_page: MetricsPage | None = None,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
-    e.g. the gRPC servicer), with ``/openapi.json`` and, when ``web_dir`` is given, its files at ``/``.
-    Not started: call ``start()``."""
+    e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
+    when ``web_dir`` is given, its files at ``/``. Not started: call ``start()``."""
     settings = _Settings(max_body_bytes, heartbeat, first_reply_grace)
-    app = web.Application(middlewares=[_errors], client_max_size=max_body_bytes)
+    app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
+    app.on_response_prepare.append(_send_request_id)
+    if metrics_page is not None:
+        app.router.add_get("/metrics", metrics_handler(metrics_page))
     routes: list[Route] = []
     for descriptor, servicer in services:
         for route in routes_of(descriptor):
@@ -232,3 +269,10 @@ def build_http_server(
         app.router.add_get("/", serve)
         app.router.add_get("/{path:(?!v1/).+}", serve)
     return HttpServer(app=app, host=host, port=port, routes=routes)
+
+
+def build_metrics_server(*, host: str, port: int, page: MetricsPage) -> HttpServer:
+    """An HTTP server with only ``/metrics`` (for ``--metrics-port``). Not started: call ``start()``."""
+    app = web.Application()
+    app.router.add_get("/metrics", metrics_handler(page))
+    return HttpServer(app=app, host=host, port=port, flag="--metrics-port")

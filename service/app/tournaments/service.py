@@ -19,6 +19,7 @@ import structlog
 from engines.errors import GameError
 from engines.registry import get_game
 from parlour.v1 import tournament_service_pb2 as pb
+from service import metrics
 from service.app.bots import Bots
 from service.app.clocks import Clocks
 from service.app.errors import ServiceError, from_game_error
@@ -126,6 +127,7 @@ class Tournaments:
         tournament_id = secrets.token_hex(8)
         first = pb.TournamentEvent(created=pb.TournamentCreated(settings=settings))
         await self._store.create(tournament_id, secrets.token_bytes(32), first.SerializeToString(), self._now_ms())
+        metrics.tournament_event("created")
         log.info("tournament created", tournament_id=tournament_id, game=settings.game)
         return (await self.load(tournament_id)).summary()
 
@@ -182,6 +184,8 @@ class Tournaments:
             await self._store.append(tournament_id, data, expected_version=expected, now_ms=self._now_ms())
         except VersionConflictError:
             return False
+        for event in events:
+            metrics.tournament_event(str(event.WhichOneof("kind")))
         return True
 
     # --- running the schedulers -------------------------------------------------------------------
@@ -217,7 +221,12 @@ class Tournaments:
         runner = Runner(tournament_id, secret, self._games, self._bots, self._clocks, self.load, self.append)
         task = asyncio.create_task(self._hold(tournament_id, runner))
         self._runners[tournament_id] = task
-        task.add_done_callback(lambda _: self._runners.pop(tournament_id, None))
+        metrics.TOURNAMENTS_SCHEDULED.inc()
+        task.add_done_callback(lambda _: self._runner_done(tournament_id))
+
+    def _runner_done(self, tournament_id: str) -> None:
+        self._runners.pop(tournament_id, None)
+        metrics.TOURNAMENTS_SCHEDULED.dec()
 
     async def _hold(self, tournament_id: str, runner: Runner) -> None:
         """Run ``runner`` while renewing the lease; stop if the lease is lost."""

@@ -1,0 +1,86 @@
+"""A gRPC server interceptor that gives each call a request id (bound into its logs, sent back in the
+trailing metadata) and counts open server streams in the metrics. It wraps every handler the server
+has, generated servicers, health and reflection alike, without changing what they do."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any, TypeAlias
+
+import grpc
+
+from service import metrics
+from service.api import request_ids
+
+__all__ = ["CallObserver"]
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+@contextmanager
+def _observed(context: Context, rpc: str, *, stream: bool) -> Iterator[None]:
+    request_id = request_ids.choose(context.invocation_metadata() or ())
+    context.set_trailing_metadata(((request_ids.TRAILING_KEY, request_id),))
+    with ExitStack() as stack:
+        stack.enter_context(request_ids.bound(request_id))
+        if stream:
+            stack.enter_context(metrics.open_stream(rpc, "grpc"))
+        yield
+
+
+def _unary_reply(inner: Callable[..., Awaitable[Any]], rpc: str) -> Callable[..., Awaitable[Any]]:
+    async def behavior(request: Any, context: Context) -> Any:
+        with _observed(context, rpc, stream=False):
+            return await inner(request, context)
+
+    return behavior
+
+
+def _stream_reply(inner: Callable[..., Any], rpc: str) -> Callable[..., Any]:
+    if not inspect.isasyncgenfunction(inner):  # a handler that writes with context.write() (health's Watch)
+
+        async def writer(request: Any, context: Context) -> Any:
+            with _observed(context, rpc, stream=True):
+                return await inner(request, context)
+
+        return writer
+
+    async def behavior(request: Any, context: Context) -> AsyncIterator[Any]:
+        with _observed(context, rpc, stream=True):
+            async for reply in inner(request, context):
+                yield reply
+
+    return behavior
+
+
+Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # generic only in the type stubs
+
+
+def _wrapped(handler: Handler, rpc: str) -> Handler:
+    codec = {"request_deserializer": handler.request_deserializer, "response_serializer": handler.response_serializer}
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(_unary_reply(handler.unary_unary, rpc), **codec)
+    if handler.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(_unary_reply(handler.stream_unary, rpc), **codec)
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(_stream_reply(handler.unary_stream, rpc), **codec)
+    assert handler.stream_stream is not None, "a method handler has one of the four behaviours"
+    return grpc.stream_stream_rpc_method_handler(_stream_reply(handler.stream_stream, rpc), **codec)
+
+
+class CallObserver(grpc.aio.ServerInterceptor):
+    """Request ids and open-stream counts for every call of the server it is installed on."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
+        """The handler for the call, wrapped (calls with no handler are left to gRPC)."""
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        rpc = handler_call_details.method.rsplit("/", 1)[-1]
+        return _wrapped(handler, rpc)

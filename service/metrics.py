@@ -1,0 +1,163 @@
+"""Prometheus metrics of a server process (``prometheus-client``), served at ``/metrics``.
+
+The metrics live in prometheus-client's default registry, with that library's process metrics. The
+application, store and transports call the small functions below at their boundaries; nothing else here
+knows about them. Gauges that describe the whole deployment (games in progress, the Redis round trip)
+are sampled when ``/metrics`` is read (see :func:`render`). Labels never carry ids, seats or payloads:
+metrics must not leak hidden information, and their number of series stays bounded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+
+__all__ = [
+    "CONTENT_TYPE",
+    "CommandOutcome",
+    "clock_timeout",
+    "command",
+    "open_stream",
+    "redis_call",
+    "redis_error",
+    "render",
+    "set_games",
+    "set_redis_ping",
+    "tail_delivered",
+    "tournament_event",
+]
+
+#: The content type of :func:`render`'s text (the Prometheus text exposition format).
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+COMMANDS = Counter(
+    "parlour_commands",
+    "Commands submitted, by game and result: applied, duplicate (a retry), or the error reason.",
+    ["game", "result"],
+)
+COMMAND_SECONDS = Histogram(
+    "parlour_command_seconds",
+    "Time from receiving a command to its reply (events stored, or the refusal), by game.",
+    ["game"],
+    buckets=_LATENCY_BUCKETS,
+)
+GAMES = Gauge("parlour_games", "Games in the store by status (running, finished), sampled at each scrape.", ["status"])
+OPEN_STREAMS = Gauge(
+    "parlour_open_streams", "Server streams open in this process, by rpc and transport.", ["rpc", "transport"]
+)
+WATCHERS = Gauge("parlour_watchers", "Readers of live game logs in this process (one per open game stream).")
+TAIL_LAG = Histogram(
+    "parlour_tail_lag_seconds",
+    "Time from storing an event to this process reading it from the live tail (clocks of replicas differ).",
+    buckets=_LATENCY_BUCKETS,
+)
+REDIS_SECONDS = Histogram(
+    "parlour_redis_command_seconds",
+    "Round-trip time of Redis commands (blocking reads excluded), by command.",
+    ["command"],
+    buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
+)
+REDIS_ERRORS = Counter("parlour_redis_errors", "Redis commands that failed, by error class.", ["error"])
+REDIS_PING = Gauge("parlour_redis_ping_seconds", "Round trip of a PING to Redis, measured at each scrape.")
+CLOCK_TIMEOUTS = Counter(
+    "parlour_clock_timeouts", "Seats whose clock ran out (charged by this process), by game.", ["game"]
+)
+TOURNAMENT_EVENTS = Counter(
+    "parlour_tournament_events",
+    "Tournament progress stored by this process, by kind: created, bot_registered, started, "
+    "table_scheduled, table_finished, round_started, finished.",
+    ["kind"],
+)
+TOURNAMENTS_SCHEDULED = Gauge(
+    "parlour_tournaments_scheduled", "Running tournaments whose scheduler is in this process."
+)
+
+
+@dataclass
+class CommandOutcome:
+    """What :func:`command` records: fill in ``game`` once known and ``result`` on success."""
+
+    game: str = "unknown"
+    result: str = "server/internal"
+
+
+@contextmanager
+def command() -> Iterator[CommandOutcome]:
+    """Time one submitted command. On an exception the result is its ``reason`` attribute (a service
+    error's reason) unless the body set another; the outcome is counted once either way."""
+    outcome = CommandOutcome()
+    start = time.perf_counter()
+    try:
+        yield outcome
+    except Exception as error:
+        outcome.result = str(getattr(error, "reason", outcome.result))
+        raise
+    finally:
+        COMMANDS.labels(outcome.game, outcome.result).inc()
+        COMMAND_SECONDS.labels(outcome.game).observe(time.perf_counter() - start)
+
+
+@contextmanager
+def open_stream(rpc: str, transport: str) -> Iterator[None]:
+    """Count a server stream as open for the duration of the block."""
+    gauge = OPEN_STREAMS.labels(rpc, transport)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
+
+
+def tail_delivered(recorded_at_ms: int) -> None:
+    """A live tail read an event stored at ``recorded_at_ms`` (ms since the epoch; 0: unknown)."""
+    if recorded_at_ms > 0:
+        TAIL_LAG.observe(max(0.0, time.time() - recorded_at_ms / 1000))
+
+
+def redis_call(name: str, seconds: float) -> None:
+    """A Redis command ``name`` took ``seconds``."""
+    REDIS_SECONDS.labels(name.upper()).observe(seconds)
+
+
+def redis_error(error: BaseException) -> None:
+    """A Redis command failed with ``error``."""
+    REDIS_ERRORS.labels(type(error).__name__).inc()
+
+
+def clock_timeout(game: str) -> None:
+    """A seat of a ``game`` game ran out of time."""
+    CLOCK_TIMEOUTS.labels(game).inc()
+
+
+def tournament_event(kind: str) -> None:
+    """A tournament event of ``kind`` was stored."""
+    TOURNAMENT_EVENTS.labels(kind).inc()
+
+
+#: Samples the deployment-wide gauges (games by status, the Redis round trip) before a scrape.
+Sampler = Callable[[], Awaitable[None]]
+
+
+def set_games(status: str, count: int) -> None:
+    """There are ``count`` games with ``status`` in the store."""
+    GAMES.labels(status).set(count)
+
+
+def set_redis_ping(seconds: float) -> None:
+    """A PING to Redis took ``seconds``."""
+    REDIS_PING.set(seconds)
+
+
+async def render(sample: Sampler | None = None) -> bytes:
+    """Every metric in the Prometheus text format, after running ``sample``. A failing sample leaves the
+    sampled gauges as they were (the failure itself is counted by the Redis metrics)."""
+    if sample is not None:
+        with suppress(Exception):
+            await sample()
+    return generate_latest()
