@@ -24,7 +24,8 @@ async def test_command_logs_are_json_with_context_and_no_payload(
             await client.submit(game.game_id, seat, game.tokens[seat], own.legal_commands[0], command_id="logged-1")
         lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")]
     finally:
-        configure_logging("warning", json=True)
+        with capsys.disabled():  # log to the real stderr again, not to this test's capture (closed after it)
+            configure_logging("warning", json=True)
     applied = [line for line in lines if line.get("event") == "command applied"]
     assert len(applied) == 1
     entry = applied[0]

@@ -177,7 +177,8 @@ async def test_every_grpc_call_returns_its_request_id_and_logs_it(
             )
         lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")]
     finally:
-        configure_logging("warning", json=True)
+        with capsys.disabled():  # log to the real stderr again, not to this test's capture (closed after it)
+            configure_logging("warning", json=True)
         await channel.close()
     trailing = dict(failed.value.trailing_metadata() or ())
     assert trailing["parlour-request-id"] == "client-chosen-7"
