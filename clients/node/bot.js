@@ -13,7 +13,12 @@ const crypto = require('node:crypto');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
+// The .proto files: bundled in the package by `npm pack` (see prepack.js), else the repository's.
 const ROOT = path.resolve(__dirname, '..', '..');
+const BUNDLED = path.join(__dirname, 'proto');
+const INCLUDE_DIRS = require('node:fs').existsSync(BUNDLED)
+  ? [BUNDLED]
+  : [path.join(ROOT, 'proto'), path.join(ROOT, 'third_party', 'googleapis')];
 
 function parseArgs(argv) {
   const args = { server: process.env.PARLOUR_SERVER || 'localhost:50051', games: 0 };
@@ -32,7 +37,7 @@ function parseArgs(argv) {
 
 function loadService() {
   const definition = protoLoader.loadSync('parlour/v1/bot_service.proto', {
-    includeDirs: [path.join(ROOT, 'proto'), path.join(ROOT, 'third_party', 'googleapis')],
+    includeDirs: INCLUDE_DIRS,
     keepCase: true,
     longs: String,
     enums: String,
