@@ -60,7 +60,7 @@ def _bad(version: int, message: str) -> Verdict:
 
 def verify_log(game: AnyGame, config: GameConfig, seed: bytes, log: Sequence[LoggedEvent]) -> Verdict:
     """Check ``log`` against a fresh run of ``game`` from ``seed`` (see the module docstring)."""
-    problem = _check_start(seed, log)
+    problem = _check_start(game, seed, log)
     if problem:
         return problem
     expected = game.start(config, seed)
@@ -81,13 +81,20 @@ def verify_log(game: AnyGame, config: GameConfig, seed: bytes, log: Sequence[Log
     return Verdict(True, 0, f"all {len(log)} events re-decided from the revealed seed are identical", state)
 
 
-def _check_start(seed: bytes, log: Sequence[LoggedEvent]) -> Verdict | None:
-    """The log begins with game_started, whose seed commitment matches the revealed seed."""
+def _check_start(game: AnyGame, seed: bytes, log: Sequence[LoggedEvent]) -> Verdict | None:
+    """The log begins with game_started, made by these rules, whose seed commitment matches the revealed
+    seed. A log of other rules (another rules version) is reported as such, not as a difference."""
     if not log:
         return _bad(0, "the log is empty")
     if log[0].event.WhichOneof("kind") != "game_started":
         return _bad(log[0].version, "event 1 is not the game_started event every game begins with")
     rules_version, commitment = seed_commitment(log[0].event)
+    if rules_version != game.spec.rules_version:
+        message = (
+            f"made by other rules: the game was played under {rules_version}, these rules are "
+            f"{game.spec.rules_version}, so it cannot be re-run with them"
+        )
+        return _bad(log[0].version, message)
     if commit_seed(seed, rules_version) != commitment:
         return _bad(log[0].version, "the revealed seed does not match the commitment published in event 1")
     return None

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engines.libertalia.abilities.anchor import anchor_effects
 from engines.libertalia.abilities.day import DAY_ABILITIES
-from engines.libertalia.abilities.loot import ANCHOR_CHOICES, queue_dusk_effects
-from engines.libertalia.abilities.night import WIND_NYMPH, WITCH
+from engines.libertalia.abilities.loot import queue_dusk_effects
+from engines.libertalia.abilities.night import WIND_NYMPH
 from engines.libertalia.abilities.order import next_effect
 from engines.libertalia.abilities.prompting import ask
-from engines.libertalia.data import ANCHOR, DAY, MIDSHIPMAN, NIGHT, RELIC, TYPES, has_timing
-from engines.libertalia.ops import BAG, BOX, HAND, SHIP, Run, move_card, move_loot, queue_effects
+from engines.libertalia.data import ANCHOR, DAY, MIDSHIPMAN, NIGHT, RELIC, has_timing
+from engines.libertalia.ops import BAG, BOX, Run, move_loot, queue_effects
 from engines.libertalia.scoring import finish_events, voyage_scores
 from engines.libertalia.setup import voyage_event
 from engines.libertalia.state import Card, Effect, Phase, Prompt, State
@@ -107,18 +108,25 @@ def _end_dusk(run: Run) -> None:
 
 def _night_step(run: Run) -> None:
     state = run.state
-    effects = [e for seat in range(state.seats) for e in _night_effects(state, seat)] if state.turn < 0 else []
-    if effects:
-        queue_effects(run, state.seats - 1, NIGHT, effects)
+    seat = _next_turn(state, _night_effects)
+    if seat is not None:
+        queue_effects(run, seat, NIGHT, _night_effects(state, seat))
     elif state.day < state.days:
         _phase(run, Phase.SELECT, day=state.day + 1)
     else:
         _phase(run, Phase.ANCHOR)
 
 
+def _next_turn(state: State, due: Callable[[State, int], list[Effect]]) -> int | None:
+    """The next seat after ``state.turn`` (the last seat whose abilities were queued; -1 before the
+    first) that has abilities due, or None when every seat has had its turn. At night and anchor each
+    seat resolves its abilities in turn, in seat order (night: rule 3.5.3, the order makes no difference;
+    anchor: the rules are silent, and this order is the engine's decision)."""
+    return next((s for s in range(state.turn + 1, state.seats) if due(state, s)), None)
+
+
 def _night_effects(state: State, seat: int) -> list[Effect]:
-    """Every seat's night abilities are due at once; each seat's are resolved in turn, in seat order
-    (night abilities touch only their owner's things, rule 3.5.3)."""
+    """The night abilities of ``seat``: its ship characters' and, Stormy, its relics'."""
     player = state.players[seat]
     effects = [Effect(seat, r, -1, NIGHT) for r in player.ship if has_timing(r, NIGHT)]
     if player.supply[RELIC] and state.stormy(RELIC):
@@ -127,25 +135,12 @@ def _night_effects(state: State, seat: int) -> list[Effect]:
 
 
 def _anchor_step(run: Run) -> None:
-    if run.state.turn >= 0:
-        _end_voyage(run)
-        return
-    for seat in range(run.state.seats):  # Witches return to hand before any hook choice (rule 4.1)
-        ship = run.state.players[seat].ship
-        if WITCH in ship and [r for r in ship if has_timing(r, NIGHT)] == [WITCH]:
-            move_card(run, seat, WITCH, SHIP, HAND)
     state = run.state
-    effects = [
-        Effect(seat, 0, loot, ANCHOR)
-        for seat in range(state.seats)
-        for loot in range(TYPES)
-        if (loot, state.stormy(loot)) in ANCHOR_CHOICES
-        for _ in range(state.players[seat].supply[loot])
-    ]
-    if effects:
-        queue_effects(run, state.seats - 1, ANCHOR, effects)
-    else:
+    seat = _next_turn(state, anchor_effects)
+    if seat is None:
         _end_voyage(run)
+    else:
+        queue_effects(run, seat, ANCHOR, anchor_effects(state, seat))
 
 
 def _end_voyage(run: Run) -> None:

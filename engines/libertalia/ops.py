@@ -22,6 +22,7 @@ __all__ = [
     "LootPlace",
     "Place",
     "Run",
+    "anchor_reward",
     "effect_pb",
     "gain",
     "insert_index",
@@ -144,6 +145,15 @@ def effect_pb(effect: Effect) -> pb.LibertaliaEffect:
     """The LibertaliaEffect message of an effect."""
     loot = loot_pb(effect.loot) if effect.loot >= 0 else 0
     return pb.LibertaliaEffect(seat=effect.seat, rank=effect.rank, loot=loot, timing=TIMING_PB[effect.timing])  # type: ignore[arg-type]
+
+
+def anchor_reward(run: Run, seat: int, doubloons: int, *, rank: int = 0, loot: int = -1, reward: int = 0) -> None:
+    """Add ``doubloons`` to ``seat``'s anchor total (netted at scoring), for the anchor ability of
+    character ``rank`` or of loot type ``loot``, with the ``reward`` chosen if it was a choice."""
+    event = pb.LibertaliaAnchorReward(seat=seat, rank=rank, reward=reward, doubloons=doubloons)  # type: ignore[arg-type]
+    if loot >= 0:
+        event.loot = loot_pb(loot)
+    run.emit(pb.LibertaliaEvent(anchor_reward=event))
 
 
 def queue_effects(run: Run, seat: int, timing: str, effects: list[Effect]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engines.contract import Result, rank_by
-from engines.libertalia.data import AMULET, BARREL, CHEST, MAP, NUMBERS, RELIC
+from engines.libertalia.data import AMULET, BARREL, CHEST, MAP, NUMBERS, RELIC, number, numbers_of
 from engines.libertalia.state import State
 from parlour.v1 import libertalia_pb2 as pb
 
@@ -28,34 +28,35 @@ def map_score(maps: int, state: State) -> int:
 
 def _aristocrat(state: State, seat: int) -> int:
     alone = not any(34 in p.ship for s, p in enumerate(state.players) if s != seat)
-    return 5 if alone else -3
+    return number(34, "anchor_alone" if alone else "anchor_shared")
 
 
 def _collector(state: State, seat: int) -> int:
     kinds = sum(1 for n in state.players[seat].supply if n)
-    return int(N["collector"][min(kinds, 5)])
+    table = numbers_of(35, "anchor_by_types")
+    return table[min(kinds, len(table) - 1)]
 
 
+_TREASURER = (BARREL, AMULET, CHEST)
 _CHARACTER_ANCHOR: dict[int, Callable[[State, int], int]] = {
-    7: lambda s, seat: 6,
-    8: lambda s, seat: s.players[seat].supply[BARREL],
-    11: lambda s, seat: 10,
-    32: lambda s, seat: sum(s.players[seat].supply[t] for t in (BARREL, AMULET, CHEST)),
-    33: lambda s, seat: 6,
+    7: lambda s, seat: number(7, "anchor"),
+    8: lambda s, seat: number(8, "anchor_per_barrel") * s.players[seat].supply[BARREL],
+    11: lambda s, seat: number(11, "anchor"),
+    32: lambda s, seat: (
+        number(32, "anchor_per_token") * sum(s.players[seat].supply[t] for t in (BARREL, AMULET, CHEST))
+    ),
+    33: lambda s, seat: number(33, "anchor"),
     34: _aristocrat,
     35: _collector,
-    36: lambda s, seat: -6,
-    38: lambda s, seat: len(s.players[seat].ship),
+    36: lambda s, seat: number(36, "anchor"),
 }
 
 
 def _loot_anchor(state: State, seat: int) -> int:
     supply = state.players[seat].supply
-    maps = supply[MAP] + (1 if supply[MAP] and 10 in state.players[seat].ship else 0)
+    maps = supply[MAP] + (number(10, "extra_maps") if supply[MAP] and 10 in state.players[seat].ship else 0)
     total = map_score(maps, state)
-    if state.stormy(BARREL):
-        total += supply[BARREL] * (N["stormy_barrel_low"] if state.space(seat) < 3 else N["stormy_barrel_high"])
-    else:
+    if not state.stormy(BARREL):  # a Stormy barrel is read when it resolves (abilities.anchor)
         total += supply[BARREL] * N["calm_barrel_anchor"]
     if not state.stormy(AMULET):
         total += supply[AMULET] * N["calm_amulet_anchor"]
@@ -69,7 +70,8 @@ def _loot_anchor(state: State, seat: int) -> int:
 
 
 def anchor_net(state: State, seat: int) -> int:
-    """The net of every anchor ability of ``seat``: ship characters, loot and the anchor choices made."""
+    """The net of every anchor ability of ``seat``: ship characters, loot, and the values recorded when
+    the order-dependent ones resolved (choices, First Mate, Stormy barrels: ``anchor_gain``)."""
     player = state.players[seat]
     characters = sum(_CHARACTER_ANCHOR[r](state, seat) for r in player.ship if r in _CHARACTER_ANCHOR)
     return characters + _loot_anchor(state, seat) + player.anchor_gain

@@ -13,7 +13,7 @@ from parlour.v1 import libertalia_pb2 as pb
 
 __all__ = ["BOARDS", "RULES_VERSION", "start_events", "voyage_event"]
 
-RULES_VERSION = "libertalia/1"
+RULES_VERSION = "libertalia/2"
 BOARDS = ("calm", "stormy", "uncharted")
 
 

@@ -82,8 +82,8 @@ class Replays:
             return None, _verdict(False, 0, f"not verifiable here: this server has no game {export.game!r}")
         if export.rules_version != game.spec.rules_version:
             message = (
-                f"not verifiable here: the game was made with rules {export.rules_version}, "
-                f"this server has {game.spec.rules_version}"
+                f"not verifiable here: made by other rules (the game was played under {export.rules_version}, "
+                f"this server has {game.spec.rules_version})"
             )
             return None, _verdict(False, 0, message)
         if not export.entries:

@@ -185,3 +185,17 @@ def test_a_played_game_verifies_from_its_revealed_seed(playouts: tuple[Case, lis
     log[changed.version - 1] = LoggedEvent(changed.version, forged, changed.seat, changed.command)
     verdict = verify_log(case.game, case.config, SEEDS[0], log)
     assert (verdict.ok, verdict.first_bad_version) == (False, changed.version)
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.spec.name)
+def test_a_log_of_other_rules_is_reported_as_made_by_other_rules(game: AnyGame) -> None:
+    """A log whose first event names another rules version is not a forgery: it was made by other rules."""
+    config = game.spec.config(game.spec.min_seats)
+    playout = play(game, config, b"other-rules")
+    log = [LoggedEvent(i + 1, e) for i, e in enumerate(playout.events)]
+    started = type(log[0].event)()
+    started.CopyFrom(log[0].event)
+    started.game_started.rules_version = game.spec.name + "/0"
+    verdict = verify_log(game, config, b"other-rules", [LoggedEvent(1, started), *log[1:]])
+    assert not verdict.ok and verdict.first_bad_version == 1
+    assert "made by other rules" in verdict.message and game.spec.name + "/0" in verdict.message

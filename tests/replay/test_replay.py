@@ -141,6 +141,7 @@ async def test_older_rules_are_reported_as_not_verifiable(app: App, exported: Ex
     older.rules_version = "oldmen/0"
     verdict = app.replays.verify(older)
     assert not verdict.verified and "not verifiable here" in verdict.message and "oldmen/0" in verdict.message
+    assert "made by other rules" in verdict.message
 
 
 async def test_state_at_any_version(app: App, target: str) -> None:

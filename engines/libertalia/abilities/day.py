@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from engines.libertalia.abilities.loot import draw_from_bag, token_dusk
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
-from engines.libertalia.data import DAY, HOOK, RELIC, SABER, TYPES, has_timing
+from engines.libertalia.data import DAY, HOOK, RELIC, SABER, TYPES, has_timing, number, numbers_of
 from engines.libertalia.ops import (
     BAG,
     BOX,
@@ -59,9 +59,9 @@ def _beggar(run: Run, seat: int, actor: int, ability: int) -> None:
     if owner < 0:
         return
     if owner != seat:
-        paid = -gain(run, owner, -2)
+        paid = -gain(run, owner, -number(3, "pays"))
         gain(run, seat, paid)
-    reputation(run, owner, 1)
+    reputation(run, owner, number(3, "reputation"))
 
 
 def _innkeeper(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -70,7 +70,7 @@ def _innkeeper(run: Run, seat: int, actor: int, ability: int) -> None:
 
 def _cabin_boy(run: Run, seat: int, actor: int, ability: int) -> None:
     if run.state.island_index(seat, actor) == 0:
-        gain(run, seat, 3)
+        gain(run, seat, number(5, "leftmost_gain"))
 
 
 def _bandit(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -89,15 +89,15 @@ def _stowaway(run: Run, seat: int, actor: int, ability: int) -> None:
 
 
 def _carpenter(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, -(run.state.players[seat].doubloons // 2))
+    gain(run, seat, -(run.state.players[seat].doubloons // number(11, "keep_divisor")))
 
 
 def _officer(run: Run, seat: int, actor: int, ability: int) -> None:
-    doubloons = run.state.players[seat].doubloons
-    if doubloons >= 12:
-        reputation(run, seat, 2)
+    doubloons, target = run.state.players[seat].doubloons, number(12, "target")
+    if doubloons >= target:
+        reputation(run, seat, number(12, "reputation"))
     else:
-        gain(run, seat, 12 - doubloons)
+        gain(run, seat, target - doubloons)
 
 
 def _smuggler(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -113,14 +113,14 @@ def _bodyguard(run: Run, seat: int, actor: int, ability: int) -> None:
         count = run.state.pool.count(loot)
         move_loot(run, loot, count, BOX, run.state.day, BAG, 0)
         returned += count
-    gain(run, seat, 2 * returned)
+    gain(run, seat, number(14, "per_token") * returned)
 
 
 def _brute(run: Run, seat: int, actor: int, ability: int) -> None:
     owner, rank = _rightmost_owner(run)
     if owner >= 0:
         move_card(run, owner, rank, ISLAND, GRAVEYARD)
-        reputation(run, owner, 1)
+        reputation(run, owner, number(17, "reputation"))
 
 
 def _gunner(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -134,7 +134,8 @@ def _necromancer(run: Run, seat: int, actor: int, ability: int) -> None:
 
 
 def _bosun(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, 2 * sum(1 for r in run.state.players[seat].ship if r < 21))
+    below = number(21, "rank_below")
+    gain(run, seat, number(21, "per_character") * sum(1 for r in run.state.players[seat].ship if r < below))
 
 
 def _brawler(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -155,7 +156,7 @@ def _watchman(run: Run, seat: int, actor: int, ability: int) -> None:
 
 def _infantry(run: Run, seat: int, actor: int, ability: int) -> None:
     if run.state.island_index(seat, actor) == len(run.state.island) - 1:
-        gain(run, seat, 5)
+        gain(run, seat, number(29, "rightmost_gain"))
 
 
 def _merchant(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -167,19 +168,19 @@ def _surgeon(run: Run, seat: int, actor: int, ability: int) -> None:
 
 
 def _gambler(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, -run.state.players[seat].loot_count)
+    gain(run, seat, number(33, "per_token") * run.state.players[seat].loot_count)
 
 
 def _aristocrat(run: Run, seat: int, actor: int, ability: int) -> None:
-    reputation(run, seat, 2)
+    reputation(run, seat, number(34, "reputation"))
 
 
 def _quartermaster(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, run.state.players[seat].loot_count)
+    gain(run, seat, number(36, "per_token") * run.state.players[seat].loot_count)
 
 
 def _first_mate(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, -len(run.state.players[seat].ship))
+    gain(run, seat, number(38, "per_character") * len(run.state.players[seat].ship))
 
 
 def _captain(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -190,7 +191,7 @@ def _governor(run: Run, seat: int, actor: int, ability: int) -> None:
     ship = run.state.players[seat].ship
     for rank in ship:
         move_card(run, seat, rank, SHIP, GRAVEYARD)
-    reputation(run, seat, len(ship))
+    reputation(run, seat, number(40, "reputation_per_character") * len(ship))
 
 
 DAY_ABILITIES: dict[int, DayAbility] = {
@@ -268,7 +269,7 @@ def _preacher_resolve(run: Run, p: Prompt, option: Option) -> None:
         count = run.state.players[p.seat].supply[loot] - (1 if loot == keep else 0)
         move_loot(run, loot, count, SUPPLY, p.seat, BAG, 0)
         returned += max(0, count)
-    reputation(run, p.seat, returned)
+    reputation(run, p.seat, number(7, "reputation_per_token") * returned)
 
 
 def _pool_options(state: State, p: Prompt) -> list[Option]:
@@ -290,7 +291,7 @@ def _gunner_options(state: State, p: Prompt) -> list[Option]:
 def _gunner_resolve(run: Run, p: Prompt, option: Option) -> None:
     owner, rank = option[1]
     move_card(run, owner, rank, SHIP, GRAVEYARD)
-    reputation(run, p.seat, 1 if owner == p.seat else -1)
+    reputation(run, p.seat, number(18, "own_reputation" if owner == p.seat else "other_reputation"))
 
 
 def _necromancer_resolve(run: Run, p: Prompt, option: Option) -> None:
@@ -304,7 +305,7 @@ def _brawler_options(state: State, p: Prompt) -> list[Option]:
 
 def _brawler_resolve(run: Run, p: Prompt, option: Option) -> None:
     move_card(run, option[1][0], 22, SHIP, GRAVEYARD)
-    reputation(run, p.seat, 2)
+    reputation(run, p.seat, number(22, "reputation"))
 
 
 def neighbours(state: State, seat: int) -> list[int]:
@@ -319,7 +320,7 @@ def _thief_options(state: State, p: Prompt) -> list[Option]:
 def _thief_resolve(run: Run, p: Prompt, option: Option) -> None:
     owner, loot, _ = option[1]
     move_loot(run, loot, 1, SUPPLY, owner, SUPPLY, p.seat)
-    reputation(run, p.seat, -2)
+    reputation(run, p.seat, number(23, "reputation"))
 
 
 def _watchman_options(state: State, p: Prompt) -> list[Option]:
@@ -338,13 +339,14 @@ def _watchman_resolve(run: Run, p: Prompt, option: Option) -> None:
 
 def _merchant_options(state: State, p: Prompt) -> list[Option]:
     supply = state.players[p.seat].supply
-    return [("choose_loot", (p.seat, t, n)) for t in range(TYPES) for n in range(1, min(3, supply[t]) + 1)]
+    most = number(30, "max_tokens")
+    return [("choose_loot", (p.seat, t, n)) for t in range(TYPES) for n in range(1, min(most, supply[t]) + 1)]
 
 
 def _merchant_resolve(run: Run, p: Prompt, option: Option) -> None:
     _, loot, count = option[1]
     move_loot(run, loot, count, SUPPLY, p.seat, BAG, 0)
-    gain(run, p.seat, count * count)
+    gain(run, p.seat, numbers_of(30, "gain_by_count")[count])
 
 
 DAY_PROMPTS: dict[int, PromptSpec] = {
@@ -382,7 +384,9 @@ DAY_PROMPTS: dict[int, PromptSpec] = {
         "choose a token of today's pool and one of the next day's box to swap", _watchman_options, _watchman_resolve
     ),
     pb.LIBERTALIA_CHOICE_KIND_MERCHANT_SELL: PromptSpec(
-        "choose a loot type you hold and how many (1 to 3) to sell", _merchant_options, _merchant_resolve
+        f"choose a loot type you hold and how many (1 to {number(30, 'max_tokens')}) to sell",
+        _merchant_options,
+        _merchant_resolve,
     ),
     pb.LIBERTALIA_CHOICE_KIND_SURGEON_RETURN: PromptSpec(
         "choose a character in your graveyard to return to your hand", _own("graveyard"), _mover(GRAVEYARD, HAND)

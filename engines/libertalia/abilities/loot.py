@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
 from engines.libertalia.chance import weighted_draw
-from engines.libertalia.data import AMULET, BARREL, DUSK, HOOK, MAP, NUMBERS, SABER, TYPES, loot_pb
+from engines.libertalia.data import AMULET, BARREL, DUSK, HOOK, MAP, NUMBERS, SABER, TYPES, number
 from engines.libertalia.ops import (
     BAG,
     BOX,
@@ -21,6 +21,7 @@ from engines.libertalia.ops import (
     SUPPLY,
     Place,
     Run,
+    anchor_reward,
     move_card,
     move_loot,
     queue_effects,
@@ -65,11 +66,11 @@ def token_dusk(run: Run, seat: int, loot: int) -> None:
 
 
 def _calm_barrel(run: Run, seat: int) -> None:
-    reputation(run, seat, 1)
+    reputation(run, seat, NUMBERS["calm_barrel_dusk"])
 
 
 def _stormy_barrel(run: Run, seat: int) -> None:
-    reputation(run, seat, -1)
+    reputation(run, seat, NUMBERS["stormy_barrel_dusk"])
 
 
 def _calm_saber(run: Run, seat: int) -> None:
@@ -98,7 +99,7 @@ _TOKEN_DUSK: dict[tuple[int, bool], Callable[[Run, int], None]] = {
 
 def _explorer(run: Run, seat: int, rank: int, taken: int) -> None:
     if taken == MAP:
-        reputation(run, seat, 2)
+        reputation(run, seat, number(10, "map_reputation"))
 
 
 def _cook(run: Run, seat: int, rank: int, taken: int) -> None:
@@ -108,7 +109,7 @@ def _cook(run: Run, seat: int, rank: int, taken: int) -> None:
 
 def _armorer(run: Run, seat: int, rank: int, taken: int) -> None:
     if taken in (SABER, HOOK):
-        reputation(run, seat, 2)
+        reputation(run, seat, number(28, "reputation"))
 
 
 DUSK_ABILITIES: dict[int, Callable[[Run, int, int, int], None]] = {10: _explorer, 26: _cook, 28: _armorer}
@@ -221,8 +222,7 @@ def _amulet(run: Run, p: Prompt, option: Option) -> None:
 
 
 def _reward(run: Run, seat: int, loot: int, reward: int, doubloons: int) -> None:
-    event = pb.LibertaliaAnchorReward(seat=seat, loot=loot_pb(loot), reward=reward, doubloons=doubloons)  # type: ignore[arg-type]
-    run.emit(pb.LibertaliaEvent(anchor_reward=event))
+    anchor_reward(run, seat, doubloons, loot=loot, reward=reward)
 
 
 ANCHOR_CHOICES: dict[tuple[int, bool], int] = {
@@ -248,7 +248,13 @@ LOOT_PROMPTS: dict[int, PromptSpec] = {
         "choose a loot token held by another player to take", _others_loot, _steal
     ),
     K.LIBERTALIA_CHOICE_KIND_HOOK_KEEP: PromptSpec(
-        "choose a character in your ship to keep for the next voyage, or 2 doubloons", _hook_keep_options, _hook_keep
+        f"choose a character in your ship to keep for the next voyage, or {NUMBERS['calm_hook_gain']} doubloons",
+        _hook_keep_options,
+        _hook_keep,
     ),
-    K.LIBERTALIA_CHOICE_KIND_AMULET_REWARD: PromptSpec("choose 4 doubloons or reputation +2", _amulet_options, _amulet),
+    K.LIBERTALIA_CHOICE_KIND_AMULET_REWARD: PromptSpec(
+        f"choose {NUMBERS['stormy_amulet_doubloons']} doubloons or reputation +{NUMBERS['stormy_amulet_reputation']}",
+        _amulet_options,
+        _amulet,
+    ),
 }

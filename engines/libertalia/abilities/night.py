@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
-from engines.libertalia.data import HOOK, NIGHT, NUMBERS, RELIC, SABER, has_timing
+from engines.libertalia.data import HOOK, NIGHT, NUMBERS, RELIC, SABER, has_timing, number
 from engines.libertalia.ops import GRAVEYARD, SHIP, Run, gain, move_card
 from engines.libertalia.state import Prompt, State
 from parlour.v1 import libertalia_pb2 as pb
@@ -24,8 +24,8 @@ def _discard_if_in_ship(run: Run, seat: int, rank: int) -> None:
         move_card(run, seat, rank, SHIP, GRAVEYARD)
 
 
-def _plus_one(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, 1)
+def _night_gain(run: Run, seat: int, actor: int, ability: int) -> None:
+    gain(run, seat, number(ability, "night"))
 
 
 def _witch(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -36,27 +36,29 @@ def _mutineer(run: Run, seat: int, actor: int, ability: int) -> None:
     ship = run.state.players[seat].ship
     if ship:
         move_card(run, seat, min(ship), SHIP, GRAVEYARD)
-    gain(run, seat, 2)
+    gain(run, seat, number(16, "gain"))
 
 
 def _freed_prisoner(run: Run, seat: int, actor: int, ability: int) -> None:
-    gained = gain(run, seat, sum(1 for r in run.state.players[seat].ship if r > 20))
-    if gained >= 3:
+    above = number(20, "rank_above")
+    count = sum(1 for r in run.state.players[seat].ship if r > above)
+    gained = gain(run, seat, number(20, "per_character") * count)
+    if gained >= number(20, "discard_at"):
         _discard_if_in_ship(run, seat, actor)
 
 
 def _topman(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, 4 - len(run.state.players[seat].ship))
+    gain(run, seat, number(24, "base") + number(24, "per_character") * len(run.state.players[seat].ship))
 
 
 def _armorer(run: Run, seat: int, actor: int, ability: int) -> None:
     supply = run.state.players[seat].supply
-    gain(run, seat, supply[SABER] + supply[HOOK])
+    gain(run, seat, number(28, "night_per_token") * (supply[SABER] + supply[HOOK]))
 
 
 def _wind_nymph(run: Run, seat: int, actor: int, ability: int) -> None:
     if set(run.state.nymphs) <= {seat}:
-        gain(run, seat, 2)
+        gain(run, seat, number(WIND_NYMPH, "gain"))
     else:
         _discard_if_in_ship(run, seat, WIND_NYMPH)
 
@@ -67,11 +69,11 @@ def relic_night(run: Run, seat: int) -> None:
 
 
 NIGHT_ABILITIES: dict[int, Callable[[Run, int, int, int], None]] = {
-    8: _plus_one,
+    8: _night_gain,
     WITCH: _witch,
     16: _mutineer,
     20: _freed_prisoner,
-    22: _plus_one,
+    22: _night_gain,
     24: _topman,
     28: _armorer,
     WIND_NYMPH: _wind_nymph,

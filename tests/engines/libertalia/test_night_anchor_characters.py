@@ -17,6 +17,7 @@ from tests.engines.libertalia.helpers import (
     kinds,
     legal,
     loot,
+    reward,
     run,
     scenario,
     supply,
@@ -221,3 +222,60 @@ def test_relic_and_hook_and_chest_values_calm_at_anchor() -> None:
 def test_unused_helpers() -> None:
     """The helper constants name the loot types in order."""
     assert tuple(range(7)) == (MAP, BARREL, AMULET, CHEST, HOOK, SABER, RELIC)
+
+
+def _order_options(state: State, seat: int) -> set[tuple[int, int]]:
+    return {(c.choose_ability.rank, c.choose_ability.loot - 1) for c in legal(state, seat)}
+
+
+def test_the_seat_orders_the_witchs_return_and_the_first_mates_count() -> None:
+    """Rule 4.1, any order: First Mate first counts the Witch (3), Witch first leaves 2 to count."""
+    state, _ = run(anchor({0: {"ship": (15, 38, 3)}}), stop_at=None)
+    assert state.prompt is not None and state.prompt.kind == pb.LIBERTALIA_CHOICE_KIND_ORDER
+    assert _order_options(state, 0) == {(15, -1), (38, -1)}
+    nets = {}
+    for first in (38, 15):
+        after, _ = answer(state, 0, ability(first), stop_at=None)
+        assert 15 in after.players[0].hand  # she returns either way
+        nets[first] = after.players[0].score
+    assert nets == {38: 3, 15: 2}
+
+
+def test_the_seat_orders_a_stormy_barrel_and_its_own_amulets_reputation_move() -> None:
+    """Barrel read before the amulet's +2 (third space from the left): 3; after it: 1."""
+    state = anchor({0: {"supply": supply(barrel=1, amulet=1)}}, board="stormy", reputation=(1, 2, 0, -1, -1, -1))
+    state, _ = run(state, stop_at=None)
+    assert _order_options(state, 0) == {(0, BARREL), (0, AMULET)}
+    barrel_first, _ = answer(state, 0, ability(kind=BARREL), stop_at=None)
+    barrel_first, _ = answer(barrel_first, 0, reward(pb.LIBERTALIA_REWARD_REPUTATION), stop_at=None)
+    amulet_first, _ = answer(state, 0, ability(kind=AMULET), stop_at=None)
+    amulet_first, _ = answer(amulet_first, 0, reward(pb.LIBERTALIA_REWARD_REPUTATION), stop_at=None)
+    assert (barrel_first.players[0].score, amulet_first.players[0].score) == (3, 1)
+
+
+def test_a_hook_waits_for_the_witchs_return() -> None:
+    """A Calm hook cannot keep the Witch who returns to hand: she resolves first, without asking."""
+    state, _ = run(anchor({0: {"ship": (15, 3), "supply": supply(hook=1)}}), stop_at=None)
+    assert state.prompt is not None and state.prompt.kind == pb.LIBERTALIA_CHOICE_KIND_HOOK_KEEP
+    assert 15 in state.players[0].hand
+    assert [c.choose_character.rank for c in legal(state, 0) if c.HasField("choose_character")] == [3]
+
+
+def test_seats_resolve_their_anchor_in_seat_order_so_a_barrel_reads_earlier_seats_moves() -> None:
+    """The engine's decision where the rules are silent: seat 0's amulet move (space 2 to 4) pushes
+    seat 1 from space 3 to 2 before seat 1's Stormy barrel is read, which then pays 3."""
+    players = {0: {"supply": supply(amulet=1)}, 1: {"supply": supply(barrel=1)}}
+    state, _ = run(anchor(players, board="stormy", reputation=(2, -1, 0, 1, -1, -1)), stop_at=None)
+    assert state.prompt is not None and state.prompt.seat == 0
+    after, _ = answer(state, 0, reward(pb.LIBERTALIA_REWARD_REPUTATION), stop_at=None)
+    assert after.players[1].score == 3
+
+
+def test_abilities_due_name_one_seat_each_and_come_in_its_turn() -> None:
+    """Each EffectsQueued lists one seat's abilities, with that seat: seat 2's after seat 0's resolved."""
+    _, events = run(night({0: {"ship": (8,)}, 2: {"ship": (22,)}}), stop_at=Phase.SELECT)
+    queued = [(i, e.effects_queued) for i, e in enumerate(events) if e.WhichOneof("kind") == "effects_queued"]
+    assert [q.seat for _, q in queued] == [0, 2]
+    assert all({x.seat for x in q.effects} == {q.seat} for _, q in queued)
+    first_resolved = next(i for i, e in enumerate(events) if e.WhichOneof("kind") == "effect_resolving")
+    assert first_resolved < queued[1][0]

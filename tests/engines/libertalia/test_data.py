@@ -1,0 +1,93 @@
+"""The character table is data: validated on load with a sentence naming the card and the field, and a
+corrected number changes the game without a change to the code."""
+
+from __future__ import annotations
+
+import copy
+import filecmp
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engines.libertalia.data import CHARACTER_NUMBERS, DataError, number, validate
+
+ENGINES = Path(__file__).resolve().parents[3] / "engines"
+RAW: dict[str, Any] = json.loads((ENGINES / "libertalia" / "characters.json").read_text(encoding="utf-8"))
+
+#: Plays one seeded game with the engines found first on the path and prints the final scores.
+_PLAY = """
+import json, engines
+from engines.libertalia import LIBERTALIA as G
+from engines.playout import play
+playout = play(G, G.spec.config(4, {"board": "calm"}), b"data-test")
+print(json.dumps({"engines": engines.__file__, "scores": [list(G.result(playout.state).standings)]}, default=str))
+"""
+
+
+def _character(data: dict[str, Any], rank: int) -> dict[str, Any]:
+    entry: dict[str, Any] = next(c for c in data["characters"] if c["rank"] == rank)
+    return entry
+
+
+def test_the_shipped_file_is_valid_and_holds_the_numbers_the_rules_give() -> None:
+    """Officer 12, Aristocrat 5/-3, Preacher 6, Infantry 5, Carpenter 10, Stormy barrel -1 at dusk."""
+    validate(RAW)
+    assert number(12, "target") == 12 and number(29, "rightmost_gain") == 5
+    assert (number(34, "anchor_alone"), number(34, "anchor_shared")) == (5, -3)
+    assert (number(7, "anchor"), number(11, "anchor")) == (6, 10)
+    assert RAW["numbers"]["stormy_barrel_dusk"] == -1
+    assert len([n for names in CHARACTER_NUMBERS.values() for n in names]) >= 40
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda d: _character(d, 12)["numbers"].pop("target"), ["character 12 (Officer)", "'target'"]),
+        (
+            lambda d: _character(d, 34)["numbers"].update(anchor_alone="five"),
+            ["character 34 (Aristocrat)", "anchor_alone"],
+        ),
+        (
+            lambda d: _character(d, 35)["numbers"].update(anchor_by_types=[0, 1]),
+            ["character 35 (Collector)", "list of 6"],
+        ),
+        (lambda d: _character(d, 7).update(timing=["sometimes"]), ["character 7 (Preacher)", "'timing'"]),
+        (lambda d: d["numbers"].pop("stormy_barrel_dusk"), ["numbers", "stormy_barrel_dusk"]),
+        (lambda d: d["characters"].pop(), ["each rank from 1 to 40"]),
+    ],
+)
+def test_a_broken_table_is_refused_naming_the_card_and_the_field(change: Any, words: list[str]) -> None:
+    broken = copy.deepcopy(RAW)
+    change(broken)
+    with pytest.raises(DataError) as refused:
+        validate(broken)
+    for word in words:
+        assert word in str(refused.value)
+
+
+def _play_with(engines: Path) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-c", _PLAY], cwd=engines.parent, capture_output=True, text=True, timeout=120, check=True
+    )
+    played: dict[str, Any] = json.loads(result.stdout)
+    assert Path(played["engines"]).resolve().parent == engines.resolve()
+    return played
+
+
+def test_changing_a_number_in_a_copy_of_the_data_changes_the_game_and_no_code(tmp_path: Path) -> None:
+    """The same code with one corrected number (the Officer's 12 as 20) plays the same seed differently."""
+    copied = tmp_path / "engines"
+    shutil.copytree(ENGINES, copied, ignore=shutil.ignore_patterns("__pycache__"))
+    data = copy.deepcopy(RAW)
+    _character(data, 12)["numbers"]["target"] = 20
+    (copied / "libertalia" / "characters.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    code = [p.relative_to(ENGINES) for p in ENGINES.rglob("*.py") if "__pycache__" not in p.parts]
+    assert code and all(filecmp.cmp(ENGINES / p, copied / p, shallow=False) for p in code)
+    original = tmp_path / "original" / "engines"
+    shutil.copytree(ENGINES, original, ignore=shutil.ignore_patterns("__pycache__"))
+    assert _play_with(copied)["scores"] != _play_with(original)["scores"]
