@@ -20,7 +20,7 @@ from service.app.games import Games
 from service.app.records import SeatClaim, new_meta, result_meta
 from service.store.port import EventStore, NewEvent
 
-__all__ = ["Replays"]
+__all__ = ["Replays", "verify_export", "verify_locally"]
 
 log = structlog.get_logger("parlour.replays")
 _MAX_EVENTS = 100_000
@@ -28,6 +28,63 @@ _MAX_EVENTS = 100_000
 
 def _verdict(ok: bool, version: int, message: str) -> replay_service_pb2.VerifyGameResponse:
     return replay_service_pb2.VerifyGameResponse(verified=ok, first_bad_version=version, message=message)
+
+
+def verify_export(export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
+    """Re-run ``export`` through the installed rules and compare everything (see replay_service.proto):
+    the hash chain, the seed against its commitment, every event, the result. Pure: no store, no server.
+    Raises ServiceError ``request/invalid`` for a file that is not a Parlour export."""
+    game, problem = _game_of(export)
+    if problem is not None:
+        return problem
+    assert game is not None
+    broken = chain_problem(export)
+    if broken:
+        return _verdict(False, *broken)
+    try:
+        config = game.spec.config(export.seats, dict(export.options))
+    except GameError as error:
+        return _verdict(False, 0, f"the export's seats or options are not valid: {error}")
+    verdict = verify_log(game, config, export.seed, logged_events(game, export))
+    if not verdict.ok:
+        return _verdict(False, verdict.first_bad_version, verdict.message)
+    result = game.result(verdict.state)
+    assert result is not None
+    recomputed = [(s.seat, s.score, s.rank) for s in result.standings]
+    recorded = [(r.seat, r.score, r.rank) for r in export.results]
+    if recomputed != recorded:
+        last = export.entries[-1].event.version
+        return _verdict(False, last, f"the recorded result {recorded} differs from the rules' {recomputed}")
+    return _verdict(True, 0, verdict.message + "; the seed matches its commitment and the result matches")
+
+
+def _game_of(
+    export: replay_service_pb2.GameExport,
+) -> tuple[AnyGame | None, replay_service_pb2.VerifyGameResponse | None]:
+    if export.format != EXPORT_FORMAT:
+        raise ServiceError("request/invalid", f"this is not a Parlour export (format {export.format!r})")
+    game = get_game(export.game)
+    if game is None:
+        return None, _verdict(False, 0, f"not verifiable here: the rules here have no game {export.game!r}")
+    if export.rules_version != game.spec.rules_version:
+        message = (
+            f"not verifiable here: made by other rules (the game was played under {export.rules_version}, "
+            f"the rules here are {game.spec.rules_version})"
+        )
+        return None, _verdict(False, 0, message)
+    if not export.entries:
+        return None, _verdict(False, 0, "the export has no events")
+    return game, None
+
+
+def verify_locally(export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
+    """The ``parlour.verifiers`` entry point: :func:`verify_export` in this process, offline, with a file
+    that is not a Parlour export reported as not verified (the ``parlour replay verify`` command of the
+    SDK finds it when the server package is installed)."""
+    try:
+        return verify_export(export)
+    except ServiceError as error:
+        return _verdict(False, 0, error.message)
 
 
 class Replays:
@@ -49,46 +106,7 @@ class Replays:
 
     def verify(self, export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
         """Re-run ``export`` through this server's rules and compare everything (see replay_service.proto)."""
-        game, problem = self._game_of(export)
-        if problem is not None:
-            return problem
-        assert game is not None
-        broken = chain_problem(export)
-        if broken:
-            return _verdict(False, *broken)
-        try:
-            config = game.spec.config(export.seats, dict(export.options))
-        except GameError as error:
-            return _verdict(False, 0, f"the export's seats or options are not valid: {error}")
-        verdict = verify_log(game, config, export.seed, logged_events(game, export))
-        if not verdict.ok:
-            return _verdict(False, verdict.first_bad_version, verdict.message)
-        result = game.result(verdict.state)
-        assert result is not None
-        recomputed = [(s.seat, s.score, s.rank) for s in result.standings]
-        recorded = [(r.seat, r.score, r.rank) for r in export.results]
-        if recomputed != recorded:
-            last = export.entries[-1].event.version
-            return _verdict(False, last, f"the recorded result {recorded} differs from the rules' {recomputed}")
-        return _verdict(True, 0, verdict.message + "; the seed matches its commitment and the result matches")
-
-    def _game_of(
-        self, export: replay_service_pb2.GameExport
-    ) -> tuple[AnyGame | None, replay_service_pb2.VerifyGameResponse | None]:
-        if export.format != EXPORT_FORMAT:
-            raise ServiceError("request/invalid", f"this is not a Parlour export (format {export.format!r})")
-        game = get_game(export.game)
-        if game is None:
-            return None, _verdict(False, 0, f"not verifiable here: this server has no game {export.game!r}")
-        if export.rules_version != game.spec.rules_version:
-            message = (
-                f"not verifiable here: made by other rules (the game was played under {export.rules_version}, "
-                f"this server has {game.spec.rules_version})"
-            )
-            return None, _verdict(False, 0, message)
-        if not export.entries:
-            return None, _verdict(False, 0, "the export has no events")
-        return game, None
+        return verify_export(export)
 
     def view(self, export: replay_service_pb2.GameExport, at_version: int, seat: int | None) -> game_pb2.GameView:
         """The view of a verified export just after event ``at_version`` (0: the last)."""

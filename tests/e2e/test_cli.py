@@ -8,6 +8,16 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+from google.protobuf import json_format
+
+from parlour.cli import replay as replay_cli
+from parlour.cli.main import build_parser
+from parlour.client import GameClient
+from service.bootstrap import build_app
+from service.config import Settings
+from tests.e2e.helpers import finish, seated_game
+
 PARLOUR = str(Path(sys.executable).parent / "parlour")
 
 
@@ -77,3 +87,49 @@ async def test_replay_export_verify_show_and_a_forged_file(target: str, tmp_path
     forged.write_text(text.replace('"seed": "', '"seed": "AAAA', 1))
     code, out, _ = await _parlour("replay", "verify", str(forged), "--server", target)
     assert code == 3 and "first bad event: 1" in out and "commitment" in out
+
+
+async def _exported_file(tmp_path: Path) -> Path:
+    """A finished game exported to a file by a server that is stopped before the file is used."""
+    server = build_app(Settings(grpc_host="127.0.0.1", grpc_port=0, http_port=0, data_dir=tmp_path / "srv"))
+    await server.start()
+    try:
+        async with GameClient(f"127.0.0.1:{server.grpc_port}") as client:
+            game = await seated_game(client, seed=b"offline")
+            await finish(client, game)
+        export = await server.replays.export(game.game_id)
+    finally:
+        await server.stop(grace=0)
+    path = tmp_path / "offline.parlour.json"
+    path.write_text(json_format.MessageToJson(export), encoding="utf-8")
+    return path
+
+
+async def test_replay_verify_needs_no_server_when_the_rules_are_installed(tmp_path: Path) -> None:
+    """With the server package installed, verify re-runs the file in process: no server runs, and the one
+    named on the command line does not exist; a forged copy is caught the same way."""
+    path = await _exported_file(tmp_path)
+    nowhere = "127.0.0.1:1"
+    code, out, err = await _parlour("replay", "verify", str(path), "--server", nowhere)
+    assert code == 0 and out.startswith("verified (here, offline"), out + err
+    forged = tmp_path / "forged.json"
+    forged.write_text(path.read_text().replace('"seed": "', '"seed": "AAAA', 1))
+    code, out, _ = await _parlour("replay", "verify", str(forged), "--server", nowhere)
+    assert code == 3 and "first bad event: 1" in out and "offline" in out
+    code, _, err = await _parlour("replay", "verify", str(path), "--remote", "--server", nowhere)
+    assert code == 1 and "cannot reach" in err
+
+
+async def test_replay_verify_with_the_sdk_alone_says_it_asks_which_server_and_how_to_verify_locally(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the rules installed (the SDK alone: no verifier entry point), verify says it asks the
+    server, which one, and how to verify locally."""
+    path = await _exported_file(tmp_path)
+    monkeypatch.setattr(replay_cli, "local_verifier", lambda: None)  # as if only the SDK were installed
+    assert (
+        await replay_cli._verify(build_parser().parse_args(["replay", "verify", str(path), "--server", "127.0.0.1:1"]))
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert "the rules are not installed here" in err and "127.0.0.1:1" in err and "pip install parlour-server" in err

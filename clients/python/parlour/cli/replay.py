@@ -1,9 +1,16 @@
-"""``parlour replay export|import|verify|show``: finished games as files, checked by re-running them."""
+"""``parlour replay export|import|verify|show``: finished games as files, checked by re-running them.
+
+``verify`` needs no server when the rules are installed (the ``parlour-server`` package): a function of
+the ``parlour.verifiers`` entry point group re-runs the file in this process, offline. With the SDK
+alone (or with ``--remote``) it asks the server given by ``--server`` and says so.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TypeVar
 
@@ -15,9 +22,12 @@ from parlour.client import ParlourError
 from parlour.render import render_view
 from parlour.v1 import replay_service_pb2, replay_service_pb2_grpc
 
-__all__ = ["register"]
+__all__ = ["VERIFIERS", "local_verifier", "register"]
 
 R = TypeVar("R", bound=Message)
+#: Entry point group of in-process verifiers: ``(GameExport) -> VerifyGameResponse``.
+VERIFIERS = "parlour.verifiers"
+Verifier = Callable[[replay_service_pb2.GameExport], replay_service_pb2.VerifyGameResponse]
 
 
 def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -36,8 +46,15 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     imported = actions.add_parser("import", parents=[server], help="verify a file and store it on the server")
     imported.add_argument("file")
     imported.set_defaults(run=_import)
-    verify = actions.add_parser("verify", parents=[server], help="check a file: seed, hash chain, every event")
+    verify = actions.add_parser(
+        "verify",
+        parents=[server],
+        help="check a file: seed, hash chain, every event",
+        description="Re-run every command of the file from its revealed seed and compare every event. With "
+        "the rules installed (parlour-server) this runs here, offline; otherwise the server is asked.",
+    )
     verify.add_argument("file")
+    verify.add_argument("--remote", action="store_true", help="ask the server even when the rules are installed")
     verify.set_defaults(run=_verify)
     show = actions.add_parser("show", parents=[server], help="print the board of a file at a version")
     show.add_argument("file")
@@ -98,17 +115,40 @@ async def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def local_verifier() -> Verifier | None:
+    """The installed in-process verifier (from the ``parlour.verifiers`` entry points), or None."""
+    for point in entry_points(group=VERIFIERS):
+        verifier: Verifier = point.load()
+        return verifier
+    return None
+
+
 async def _verify(args: argparse.Namespace) -> int:
-    request = replay_service_pb2.VerifyGameRequest(export=_read(args.file))
-    reply = await _call(args, "VerifyGame", request, replay_service_pb2.VerifyGameResponse)
-    if reply is None:
-        return 1
+    export = _read(args.file)
+    verifier = None if args.remote else local_verifier()
+    if verifier is not None:
+        reply, by = verifier(export), "here, offline, by the installed rules"
+    else:
+        if not args.remote:
+            print(
+                f"parlour replay verify: the rules are not installed here, so the server at {args.server} "
+                "re-runs the game; to verify locally, offline, install the server package "
+                "(pip install parlour-server) and run this again",
+                file=sys.stderr,
+            )
+        remote = await _call(args, "VerifyGame", replay_service_pb2.VerifyGameRequest(export=export), _VERIFIED)
+        if remote is None:
+            return 1
+        reply, by = remote, f"by the server at {args.server}"
     if reply.verified:
-        print(f"verified: {reply.message}")
+        print(f"verified ({by}): {reply.message}")
         return 0
     where = f" (first bad event: {reply.first_bad_version})" if reply.first_bad_version else ""
-    print(f"NOT verified{where}: {reply.message}")
+    print(f"NOT verified{where} ({by}): {reply.message}")
     return 3
+
+
+_VERIFIED = replay_service_pb2.VerifyGameResponse
 
 
 async def _show(args: argparse.Namespace) -> int:
