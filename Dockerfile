@@ -6,22 +6,15 @@
 FROM python:3.11-slim AS build
 WORKDIR /src
 RUN python -m venv /opt/parlour
-COPY constraints.txt ./
-# Code generation tools are needed only here, not in the final image.
-RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt grpcio-tools==1.85.1 googleapis-common-protos==1.76.0
+COPY constraints.txt pyproject.toml README.md ./
 COPY proto proto
 COPY third_party third_party
 COPY clients/python clients/python
-RUN mkdir -p clients/python/parlour/v1 \
- && /opt/parlour/bin/python -m grpc_tools.protoc -Iproto -Ithird_party/googleapis --include_source_info \
-      --python_out=clients/python --grpc_python_out=clients/python \
-      --descriptor_set_out=clients/python/parlour/v1/descriptors.binpb proto/parlour/v1/*.proto \
- && touch clients/python/parlour/v1/__init__.py
-COPY pyproject.toml README.md ./
 COPY engines engines
 COPY service service
-RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt ./clients/python . \
- && /opt/parlour/bin/pip uninstall --yes grpcio-tools
+# Building clients/python generates parlour.v1 from proto/ (grpcio-tools is its build requirement, used in
+# pip's isolated build environment only, so it is not in the final image).
+RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt ./clients/python .
 
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 parlour
@@ -34,5 +27,6 @@ ENV PATH=/opt/parlour/bin:$PATH \
     PARLOUR_WEB_DIR=/opt/parlour/web \
     PYTHONUNBUFFERED=1
 EXPOSE 50051 8080
-HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 CMD ["python", "-m", "service.health_probe"]
+# Healthy: gRPC health SERVING and Redis readable (`--ready`; without it only the former is checked).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 CMD ["python", "-m", "service.health_probe", "--ready"]
 ENTRYPOINT ["parlour", "serve"]

@@ -1,5 +1,10 @@
-"""``python -m service.health_probe [--port N]``: exit 0 when the local server reports SERVING over gRPC
-health checking, 1 otherwise (used by the container's HEALTHCHECK)."""
+"""``python -m service.health_probe [--port N] [--ready]``: the container's health and readiness probe.
+
+Health (the default): exit 0 when the local server reports SERVING over gRPC health checking, 1 otherwise
+(the Dockerfile's HEALTHCHECK). Readiness (``--ready``): also make one small call that reads Redis
+(``ListGames`` with a page of one), so a replica that is up but cannot reach its Redis is taken out of a
+load balancer's rotation (the compose file in ``deploy/`` uses it).
+"""
 
 from __future__ import annotations
 
@@ -13,11 +18,25 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 __all__ = ["main"]
 
 
+def _ready(channel: grpc.Channel, timeout: float) -> str:
+    """ "" when a call that reads Redis succeeds, else why not."""
+    from parlour.v1 import game_service_pb2, game_service_pb2_grpc
+
+    try:
+        game_service_pb2_grpc.GameServiceStub(channel).ListGames(
+            game_service_pb2.ListGamesRequest(page_size=1), timeout=timeout
+        )
+    except grpc.RpcError as error:
+        return f"not ready: {error.code().name}: {error.details()}"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Check ``localhost:PORT`` (default ``$PARLOUR_GRPC_PORT`` or 50051) once, with a short deadline."""
     parser = argparse.ArgumentParser(prog="python -m service.health_probe", description=__doc__)
     parser.add_argument("--port", type=int, default=int(os.environ.get("PARLOUR_GRPC_PORT", "50051")))
-    parser.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for the answer")
+    parser.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for each answer")
+    parser.add_argument("--ready", action="store_true", help="also check that the server can read its Redis")
     args = parser.parse_args(argv)
     with grpc.insecure_channel(f"localhost:{args.port}") as channel:
         try:
@@ -25,9 +44,15 @@ def main(argv: list[str] | None = None) -> int:
         except grpc.RpcError as error:
             print(f"unhealthy: {error.code().name}", file=sys.stderr)
             return 1
-    serving = reply.status == health_pb2.HealthCheckResponse.SERVING
-    print("serving" if serving else "not serving")
-    return 0 if serving else 1
+        if reply.status != health_pb2.HealthCheckResponse.SERVING:
+            print("not serving", file=sys.stderr)
+            return 1
+        problem = _ready(channel, args.timeout) if args.ready else ""
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
+    print("ready" if args.ready else "serving")
+    return 0
 
 
 if __name__ == "__main__":
