@@ -18,6 +18,7 @@ from parlour.v1.replay_service_pb2_grpc import add_ReplayServiceServicer_to_serv
 from parlour.v1.tournament_service_pb2_grpc import add_TournamentServiceServicer_to_server
 from service import metrics
 from service.api.grpc_bots import BotServicer, TournamentServicer
+from service.api.grpc_gate import GateInterceptor
 from service.api.grpc_replay import ReplayServicer
 from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grpc_server
 from service.api.ports import PortUnavailableError
@@ -26,6 +27,7 @@ from service.api.rest.server import MetricsPage, build_metrics_server
 from service.app.bots import Bots
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.games import Games
+from service.app.limits import Limits, LimitSettings
 from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
 from service.app.tournaments.limits import FieldLimits
@@ -148,9 +150,14 @@ def build_app(settings: Settings) -> App:
             add_TournamentServiceServicer_to_server,
         ),
     ]
+    limits = Limits(limit_settings(settings))
     try:
         grpc_server = build_grpc_server(
-            services, host=settings.grpc_host, port=settings.grpc_port, max_message_bytes=settings.max_message_bytes
+            services,
+            host=settings.grpc_host,
+            port=settings.grpc_port,
+            max_message_bytes=settings.max_message_bytes,
+            interceptors=[GateInterceptor(limits)],
         )
     except PortUnavailableError:
         redis.discard()
@@ -163,6 +170,7 @@ def build_app(settings: Settings) -> App:
         max_body_bytes=settings.max_message_bytes,
         web_dir=settings.web_dir or _repository_web_dir(),
         metrics_page=page,
+        limits=limits,
     )
     metrics_http = None
     if settings.metrics_port is not None:
@@ -196,6 +204,17 @@ def _metrics_page(store: RedisEventStore, client: Any) -> MetricsPage:
         return await metrics.render(sample)
 
     return page
+
+
+def limit_settings(settings: Settings) -> LimitSettings:
+    """The quotas of ``settings``."""
+    return LimitSettings(
+        rate_create_games=settings.rate_create_games,
+        rate_claim_seats=settings.rate_claim_seats,
+        rate_calls=settings.rate_calls,
+        max_streams_per_client=settings.max_streams_per_client,
+        max_streams=settings.max_streams,
+    )
 
 
 def _now_ms() -> int:

@@ -7,6 +7,7 @@ import argparse
 from dataclasses import dataclass, fields
 from typing import Any
 
+from service.app.limits import check_rate
 from service.config import Settings
 
 __all__ = ["add_limit_flags", "limit_overrides"]
@@ -24,6 +25,11 @@ class _Flag:
 _FLAGS: tuple[_Flag, ...] = (
     _Flag("max_tournament_bots", int, "most bots one tournament takes"),
     _Flag("max_round_games", int, "most games one round of a tournament may have"),
+    _Flag("rate_create_games", str, "games one client may create (CreateGame, ImportGame), e.g. 60/minute; 0: none"),
+    _Flag("rate_claim_seats", str, "seats one client may claim, e.g. 120/minute; 0: no limit"),
+    _Flag("rate_calls", str, "calls of any kind one client may make, e.g. 1000/second; 0: no limit"),
+    _Flag("max_streams_per_client", int, "streams (watches, bot connections) one client may hold open; 0: no limit"),
+    _Flag("max_streams", int, "streams this process holds open over all clients; 0: no limit"),
 )
 
 
@@ -36,7 +42,7 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
             "--" + flag.field.replace("_", "-"),
             type=flag.kind,
             default=None,
-            metavar="N",
+            metavar="N" if flag.kind is int else "RATE",
             help=f"{flag.text} (default {defaults[flag.field]})",
         )
 
@@ -45,6 +51,12 @@ def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The limits given on the command line, by Settings field; raises SystemExit for a negative one."""
     given = {flag.field: getattr(args, flag.field) for flag in _FLAGS if getattr(args, flag.field) is not None}
     for name, value in given.items():
-        if value < 0:
-            raise SystemExit(f"parlour serve: --{name.replace('_', '-')} must be 0 or more, not {value}")
+        flag = "--" + name.replace("_", "-")
+        if isinstance(value, int) and value < 0:
+            raise SystemExit(f"parlour serve: {flag} must be 0 or more, not {value}")
+        if isinstance(value, str):
+            try:
+                check_rate(value, flag)
+            except ValueError as error:
+                raise SystemExit(f"parlour serve: {error}") from None
     return given

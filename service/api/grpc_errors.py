@@ -14,7 +14,7 @@ from google.rpc import error_details_pb2, status_pb2
 from service.api.request_ids import trailing
 from service.app.errors import ServiceError
 
-__all__ = ["REASON_KEY", "grpc_errors", "grpc_stream_errors"]
+__all__ = ["REASON_KEY", "abort_with_error", "grpc_errors", "grpc_stream_errors"]
 
 REASON_KEY = "parlour-error-reason"
 log = structlog.get_logger("parlour.grpc")
@@ -38,9 +38,13 @@ def _status(error: ServiceError) -> _Status:
     return _Status(code, error.message, metadata)
 
 
-async def _abort(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
+async def abort_with_error(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
+    """End the call with ``error``'s status code, reason and sentence (raises, like ``context.abort``)."""
     log.info("request rejected", reason=error.reason, message=error.message)
     await context.abort_with_status(_status(error))  # type: ignore[arg-type]
+
+
+_abort = abort_with_error
 
 
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[R]]

@@ -161,12 +161,19 @@ class Service:
     register: Callable[[Any, grpc.aio.Server], None]
 
 
-def build_grpc_server(services: Sequence[Service], *, host: str, port: int, max_message_bytes: int) -> GrpcServer:
+def build_grpc_server(
+    services: Sequence[Service],
+    *,
+    host: str,
+    port: int,
+    max_message_bytes: int,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+) -> GrpcServer:
     """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
-    any free port; a port that cannot be bound raises PortUnavailableError). Requests larger than
-    ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
+    any free port; a port that cannot be bound raises PortUnavailableError), every call passing
+    ``interceptors``. Requests larger than ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
     server = grpc.aio.server(
-        interceptors=[CallObserver()],
+        interceptors=[CallObserver(), *interceptors],
         options=[
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),

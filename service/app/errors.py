@@ -18,7 +18,16 @@ from engines.errors import (
     NotYourTurnError,
 )
 
-__all__ = ["ERRORS", "ErrorKind", "ServiceError", "from_game_error"]
+__all__ = ["ERRORS", "MAX_MESSAGE", "ErrorKind", "ServiceError", "from_game_error", "quoted"]
+
+#: The longest sentence an error carries (longer ones are cut), so that no request can make the server
+#: echo more than this into a status message or a response (a client's metadata limit is 8 to 16 KiB).
+MAX_MESSAGE = 600
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a sentence, cut to ``limit`` characters (marked with an ellipsis)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,8 @@ ERRORS: dict[str, ErrorKind] = {
     "http/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
     "http/method_not_allowed": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405),
     "server/internal": ErrorKind(grpc.StatusCode.INTERNAL, 500),
+    "limit/rate": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "limit/streams": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
 }
 
 
@@ -70,6 +81,8 @@ class ServiceError(Exception):
     def __init__(self, reason: str, message: str) -> None:
         if reason not in ERRORS:
             raise ValueError(f"unknown error reason {reason!r}")
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 1] + "…"
         super().__init__(message)
         self.reason = reason
         self.message = message

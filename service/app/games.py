@@ -21,7 +21,7 @@ from parlour.v1 import game_pb2, game_service_pb2
 from service import metrics
 from service.app.access import authorize_seat
 from service.app.commands import Submission, apply_command, prior_outcome
-from service.app.errors import ServiceError, from_game_error
+from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
 from service.app.observers import GameChange, GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
@@ -114,7 +114,7 @@ class Games:
             raise _unknown_game(game)
         if status and status not in _STATUS_NAMES:
             raise ServiceError("request/invalid", f"status {status} is not a GameStatus value")
-        if page_token and not page_token.isdigit():
+        if page_token and not (page_token.isascii() and page_token.isdigit() and len(page_token) <= 20):
             raise ServiceError("request/invalid", "page_token must be a token from an earlier ListGames reply")
         size = _page_size(page_size, default=50, limit=500)
         page = await self._store.list_games(
@@ -358,4 +358,4 @@ def _page_size(size: int, *, default: int, limit: int) -> int:
 
 def _unknown_game(name: str) -> ServiceError:
     known = ", ".join(game.spec.name for game in GAMES)
-    return ServiceError("game/unknown_type", f"this server plays no game {name!r}; it plays: {known}")
+    return ServiceError("game/unknown_type", f"this server plays no game {quoted(name)}; it plays: {known}")

@@ -14,7 +14,7 @@ from engines.registry import get_game
 from engines.verify import verify_log
 from parlour.v1 import game_pb2, replay_service_pb2
 from service.app.commands import command_digest
-from service.app.errors import ServiceError
+from service.app.errors import ServiceError, quoted
 from service.app.exports import EXPORT_FORMAT, build_export, chain_problem, logged_events
 from service.app.games import Games
 from service.app.records import SeatClaim, new_meta, result_meta
@@ -62,10 +62,10 @@ def _game_of(
     export: replay_service_pb2.GameExport,
 ) -> tuple[AnyGame | None, replay_service_pb2.VerifyGameResponse | None]:
     if export.format != EXPORT_FORMAT:
-        raise ServiceError("request/invalid", f"this is not a Parlour export (format {export.format!r})")
+        raise ServiceError("request/invalid", f"this is not a Parlour export (format {quoted(export.format)})")
     game = get_game(export.game)
     if game is None:
-        return None, _verdict(False, 0, f"not verifiable here: the rules here have no game {export.game!r}")
+        return None, _verdict(False, 0, f"not verifiable here: the rules here have no game {quoted(export.game)}")
     if export.rules_version != game.spec.rules_version:
         message = (
             f"not verifiable here: made by other rules (the game was played under {export.rules_version}, "

@@ -13,7 +13,7 @@ from parlour.v1 import game_service_pb2
 from service.api.rest.server import build_http_server
 from service.app.errors import ERRORS
 from tests.rest.conftest import ADMIN_KEY
-from tests.rest.harness import HttpError, JsonClient, RunningServer
+from tests.rest.harness import HttpError, JsonClient, RunningServer, server_in_thread
 from tests.rest.play import create_with_seats, play_to_end
 
 SEEN: set[str] = set()
@@ -192,6 +192,41 @@ async def test_a_tournament_field_is_bounded_by_the_games_a_round_would_have(
         late = _admin(session, register, {"botName": f"{prefix}-45", "botKey": "k" * 20}, ADMIN_KEY)
         body = await expect(409, "tournament/full", late)
     assert "1035 games" in body["message"] and "1000 per round" in body["message"]
+
+
+async def test_non_ascii_page_tokens_and_statuses_are_400(api: JsonClient) -> None:
+    """A page token or a status that is not ASCII ("²" passes str.isdigit) is a 400 naming the field, not
+    a 500."""
+    for query in ({"pageToken": "²"}, {"pageToken": "\u0661"}, {"status": "²"}):
+        body = await expect(400, "request/invalid", api.call("GET", "/v1/games", **query))
+        assert ("page_token" in body["message"]) or ("status" in body["message"])
+
+
+@pytest.fixture(scope="module")
+def strict_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A server of its own whose quotas are tiny: one game a minute, one open stream per client."""
+    with server_in_thread(
+        tmp_path_factory.mktemp("strict"), rate_create_games="1/minute", max_streams_per_client=1
+    ) as running:
+        yield running
+
+
+async def test_a_client_over_its_quotas_gets_429_naming_the_limit(strict_server: RunningServer) -> None:
+    """A second game within the minute is 429 limit/rate saying when to retry; a second open event
+    stream is 429 limit/streams naming the flag."""
+    async with aiohttp.ClientSession() as session:
+        api = JsonClient(session, strict_server.http_url)
+        made = await api.call("POST", "/v1/games", {"game": "oldmen", "seats": 3})
+        body = await expect(429, "limit/rate", api.call("POST", "/v1/games", {"game": "oldmen", "seats": 3}))
+        assert "--rate-create-games" in body["message"] and "retry in" in body["message"]
+        watch = f"{strict_server.http_url}/v1/games/{made['game']['gameId']}:watch"
+        async with session.get(watch) as first:
+            assert first.status == 200
+            async with session.get(watch) as second:
+                data = await second.json(content_type=None)
+                assert (second.status, data["reason"]) == (429, "limit/streams")
+                SEEN.add(data["reason"])
+                assert "--max-streams-per-client" in data["message"]
 
 
 async def test_replay_errors(api: JsonClient) -> None:

@@ -174,13 +174,13 @@ def _query_values(route: Route, query: Mapping[str, list[str]]) -> dict[str, Any
         name = by_name.get(key)
         if name is None:
             takes = ", ".join(descriptor.fields_by_name[n].json_name for n in route.query_fields) or "none"
-            raise _invalid(f"{route.verb} {route.template} takes no query parameter {key!r} (it takes: {takes})")
+            raise _invalid(f"{route.verb} {route.template} takes no query parameter {key[:40]!r} (it takes: {takes})")
         field = descriptor.fields_by_name[name]
         converted = [_scalar(field, value) for value in given]
         if _is_repeated(field):
             values[field.json_name] = converted
         elif len(converted) > 1:
-            raise _invalid(f"query parameter {key!r} is given {len(converted)} times; it takes one value")
+            raise _invalid(f"query parameter {key[:40]!r} is given {len(converted)} times; it takes one value")
         else:
             values[field.json_name] = converted[0]
     return values
@@ -192,6 +192,6 @@ def _scalar(field: FieldDescriptor, text: str) -> Any:
         if text not in ("true", "false"):
             raise _invalid(f"query parameter {field.json_name!r} must be true or false, not {text[:40]!r}")
         return text == "true"
-    if field.type == FieldDescriptor.TYPE_ENUM and text.lstrip("-").isdigit():
+    if field.type == FieldDescriptor.TYPE_ENUM and text.isascii() and text.lstrip("-").isdigit():
         return int(text)
     return text

@@ -39,6 +39,7 @@ from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, resume_request, stream_events
 from service.app.errors import ServiceError
+from service.app.limits import Client, Limits
 
 __all__ = ["HttpServer", "MetricsPage", "build_http_server", "build_metrics_server", "metrics_handler"]
 
@@ -50,7 +51,8 @@ MetricsPage = Callable[[], Awaitable[bytes]]
 _CORS = {
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Allow-Headers": (
-        "Authorization, Content-Type, Last-Event-ID, X-Parlour-Admin-Key, X-Parlour-Bot-Key, X-Request-Id"
+        "Authorization, Content-Type, Last-Event-ID, X-Parlour-Admin-Key, X-Parlour-Bot-Key, X-Request-Id, "
+        "X-Parlour-Api-Key"
     ),
     "Access-Control-Expose-Headers": "X-Request-Id",
     "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
@@ -71,7 +73,7 @@ def _bearer(request: web.Request) -> str | None:
 
 
 #: Headers passed to the handlers as gRPC metadata of the same (lower-case) name.
-_METADATA_HEADERS = ("x-parlour-admin-key", "x-parlour-bot-key")
+_METADATA_HEADERS = ("x-parlour-admin-key", "x-parlour-bot-key", "x-parlour-api-key")
 
 
 def _metadata(request: web.Request) -> list[tuple[str, str]]:
@@ -83,12 +85,20 @@ class _Settings:
     max_body_bytes: int
     heartbeat: float
     first_reply_grace: float
+    limits: Limits
 
 
 def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
     """The aiohttp handler of one route: decode, call the servicer's method, encode."""
     name = route.method.name
     resume = RESUMABLE.get(route.method.full_name)
+    call = ".".join(route.method.full_name.split(".")[-2:])
+
+    async def guarded(request: web.Request) -> web.StreamResponse:
+        """The call, within the client's quotas (see ``service.app.limits``)."""
+        client = Client(request.remote or "unknown", request.headers.get("x-parlour-api-key", ""))
+        async with settings.limits.enter(call, client):
+            return await handle(request)
 
     async def handle(request: web.Request) -> web.StreamResponse:
         if request.content_length is not None and request.content_length > settings.max_body_bytes:
@@ -118,7 +128,7 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
                 on_error=_respond_error,
             )
 
-    return handle
+    return guarded
 
 
 @web.middleware
@@ -243,11 +253,13 @@ def build_http_server(
     heartbeat: float = 15.0,
     first_reply_grace: float = 0.5,
     metrics_page: MetricsPage | None = None,
+    limits: Limits | None = None,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
-    when ``web_dir`` is given, its files at ``/``. Not started: call ``start()``."""
-    settings = _Settings(max_body_bytes, heartbeat, first_reply_grace)
+    when ``web_dir`` is given, its files at ``/``. Every route's call is within the client's quotas of
+    ``limits`` (defaults when None). Not started: call ``start()``."""
+    settings = _Settings(max_body_bytes, heartbeat, first_reply_grace, limits or Limits())
     app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
     app.on_response_prepare.append(_send_request_id)
     if metrics_page is not None:

@@ -22,7 +22,7 @@ from parlour.v1 import tournament_service_pb2 as pb
 from service import metrics
 from service.app.bots import Bots
 from service.app.clocks import Clocks
-from service.app.errors import ServiceError, from_game_error
+from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.games import Games
 from service.app.time_control import TimeControl
 from service.app.tournaments.limits import FieldLimits
@@ -254,7 +254,7 @@ def _validate(settings: pb.TournamentSettings) -> None:
         raise ServiceError("tournament/bad_config", "name must be 1 to 64 characters")
     game = get_game(settings.game)
     if game is None:
-        raise ServiceError("game/unknown_type", f"this server plays no game {settings.game!r}")
+        raise ServiceError("game/unknown_type", f"this server plays no game {quoted(settings.game)}")
     try:
         game.spec.config(settings.table_size, dict(settings.options))
     except GameError as error:

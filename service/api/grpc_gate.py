@@ -1,0 +1,141 @@
+"""What every gRPC call passes before its handler runs: its bytes must decode (else INVALID_ARGUMENT with
+a sentence, not UNKNOWN) and the client must be within its quotas (:class:`service.app.limits.Limits`).
+
+A server interceptor wraps each method's handler: the request deserializer no longer raises (it returns
+an :class:`_Undecodable` marker the wrapped behaviour refuses), and the behaviour is run inside the
+quotas of the client (its API key from ``x-parlour-api-key``, else its address).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from service.api.grpc_errors import abort_with_error
+from service.app.errors import ServiceError
+from service.app.limits import Client, Limits
+
+__all__ = ["GateInterceptor", "peer_address"]
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+@dataclass(frozen=True)
+class _Undecodable:
+    """A request whose bytes are not a message of the call's request type."""
+
+    type_name: str
+    error: str
+
+    def refusal(self) -> ServiceError:
+        """The error to answer with."""
+        return ServiceError(
+            "request/invalid",
+            f"the request's bytes are not a valid {self.type_name} message ({self.error}); send a serialized "
+            f"{self.type_name}",
+        )
+
+
+def peer_address(peer: str) -> str:
+    """The address of a gRPC peer string ("ipv4:1.2.3.4:5678" -> "1.2.3.4", "ipv6:[::1]:5678" -> "::1")."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]") or rest
+    return kind or "unknown"
+
+
+def _client(context: Context) -> Client:
+    key = next((v for k, v in context.invocation_metadata() or () if k == "x-parlour-api-key"), "")
+    return Client(peer_address(context.peer() or ""), key if isinstance(key, str) else "")
+
+
+def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+    owner = getattr(deserialize, "__self__", None)
+    descriptor = getattr(owner, "DESCRIPTOR", None)
+    type_name = getattr(descriptor, "full_name", "request")
+
+    def run(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as error:  # any decoding failure (bad wire format, invalid UTF-8) is the client's
+            return _Undecodable(type_name, str(error) or type(error).__name__)
+
+    return run
+
+
+async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for request in requests:
+        if isinstance(request, _Undecodable):
+            raise request.refusal()
+        yield request
+
+
+class GateInterceptor(grpc.aio.ServerInterceptor):
+    """Wraps every method: undecodable requests refused, quotas applied (see the module docstring)."""
+
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        """The method's handler, wrapped."""
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return None
+        method: str = handler_call_details.method
+        call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
+        wrapped: grpc.RpcMethodHandler[Any, Any] = _wrap(handler, call, self._limits)
+        return wrapped
+
+
+def _wrap(handler: Any, call: str, limits: Limits) -> Any:
+    deserializer = _safe(handler.request_deserializer)
+    if handler.unary_unary is not None:
+        return handler._replace(
+            request_deserializer=deserializer, unary_unary=_unary(handler.unary_unary, call, limits)
+        )
+    if handler.unary_stream is not None:
+        behaviour = _streaming(handler.unary_stream, call, limits, streamed_requests=False)
+        return handler._replace(request_deserializer=deserializer, unary_stream=behaviour)
+    if handler.stream_stream is not None:
+        behaviour = _streaming(handler.stream_stream, call, limits, streamed_requests=True)
+        return handler._replace(request_deserializer=deserializer, stream_stream=behaviour)
+    return handler  # client streaming: no such call in this API
+
+
+def _unary(inner: Any, call: str, limits: Limits) -> Any:
+    async def behaviour(request: Any, context: Context) -> Any:
+        try:
+            if isinstance(request, _Undecodable):
+                raise request.refusal()
+            async with limits.enter(call, _client(context)):
+                return await inner(request, context)
+        except ServiceError as error:
+            await abort_with_error(context, error)
+            raise AssertionError("unreachable: abort raises") from error
+
+    return behaviour
+
+
+def _streaming(inner: Any, call: str, limits: Limits, *, streamed_requests: bool) -> Any:
+    async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
+        try:
+            if isinstance(request, _Undecodable):
+                raise request.refusal()
+            async with limits.enter(call, _client(context)):
+                async for reply in inner(_decoded(request) if streamed_requests else request, context):
+                    yield reply
+        except ServiceError as error:
+            await abort_with_error(context, error)
+
+    return behaviour

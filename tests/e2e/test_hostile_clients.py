@@ -1,0 +1,165 @@
+"""Hostile clients over gRPC: bytes that are not a message, names far too long, and a client over its
+quotas are each refused with their status code and a sentence saying what to do."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from parlour.v1 import game_service_pb2 as pb
+from parlour.v1 import tournament_service_pb2 as tour_pb
+from parlour.v1 import tournament_service_pb2_grpc as tour_grpc
+from service.bootstrap import App, build_app
+from tests.conftest import RedisTarget, delete_prefix, server_settings
+from tests.e2e.helpers import stub
+
+Code = grpc.StatusCode
+
+
+async def _raw(target: str, method: str, data: bytes) -> grpc.aio.AioRpcError:
+    """Send ``data`` as the request bytes of ``method`` of GameService."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        call = channel.unary_unary(f"/parlour.v1.GameService/{method}", request_serializer=None)
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await call(data)
+    return failure.value
+
+
+@pytest.mark.parametrize(
+    ("method", "data"),
+    [
+        ("CreateGame", b"\xff\xff\xff\xff"),  # not the protobuf wire format
+        ("CreateGame", b"\x0a\x02\xff\xfe"),  # field `game` holding bytes that are not UTF-8
+        ("ClaimSeat", b"\x12"),  # a field cut short
+    ],
+)
+async def test_undecodable_request_bytes_are_invalid_argument_with_a_sentence(
+    target: str, method: str, data: bytes
+) -> None:
+    """Not UNKNOWN with a Python exception's name: INVALID_ARGUMENT naming the message type expected."""
+    error = await _raw(target, method, data)
+    assert error.code() == Code.INVALID_ARGUMENT, error.details()
+    assert f"not a valid parlour.v1.{method}Request message" in (error.details() or "")
+
+
+async def _refused(call: Any) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await call
+    return failure.value
+
+
+async def test_a_ten_thousand_character_name_is_refused_with_a_short_sentence(target: str) -> None:
+    """A game name, a player name and a tournament's game name of 10,000 characters each get
+    INVALID_ARGUMENT with a sentence (not the name echoed back past the client's metadata limit)."""
+    huge = "x" * 10_000
+    channel, games = stub(target)
+    async with channel:
+        error = await _refused(games.CreateGame(pb.CreateGameRequest(game=huge, seats=3)))
+        assert error.code() == Code.INVALID_ARGUMENT and "plays no game" in (error.details() or "")
+        assert len(error.details() or "") < 1000
+        made = await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))
+        error = await _refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=made.game.game_id, player_name=huge)))
+        assert error.code() == Code.INVALID_ARGUMENT and "player_name must be 1 to 64" in (error.details() or "")
+        error = await _refused(games.ListGames(pb.ListGamesRequest(game=huge)))
+        assert error.code() == Code.INVALID_ARGUMENT and len(error.details() or "") < 1000
+        error = await _refused(games.ListGames(pb.ListGamesRequest(page_token="²")))
+        assert error.code() == Code.INVALID_ARGUMENT and "page_token" in (error.details() or "")
+        settings = tour_pb.TournamentSettings(name="t", game=huge, table_size=3, rounds=1)
+        admin = [("x-parlour-admin-key", "hostile-admin-key-0123456789")]
+        tournaments = tour_grpc.TournamentServiceStub(channel)
+        error = await _refused(
+            tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
+        )
+        assert error.code() in (Code.INVALID_ARGUMENT, Code.PERMISSION_DENIED) and len(error.details() or "") < 1000
+
+
+@pytest.fixture
+async def strict_app(
+    request: pytest.FixtureRequest, redis_target: RedisTarget, key_prefix: str, tmp_path: Path
+) -> AsyncIterator[App]:
+    """A server with the small quotas the test names (``@pytest.mark.parametrize("strict_app", ...)``)."""
+    server = build_app(server_settings(redis_target, key_prefix, tmp_path, **request.param))
+    await server.start()
+    yield server
+    await server.stop(grace=0)
+    await delete_prefix(redis_target.url, key_prefix)
+
+
+def _exhausted(error: grpc.aio.AioRpcError, flag: str) -> None:
+    assert error.code() == Code.RESOURCE_EXHAUSTED, error.details()
+    assert flag in (error.details() or ""), error.details()
+
+
+@pytest.mark.parametrize("strict_app", [{"rate_create_games": "3/minute"}], indirect=True)
+async def test_creating_games_beyond_the_rate_is_resource_exhausted_naming_the_limit(strict_app: App) -> None:
+    """The fourth game within a minute is refused with the limit, its flag and when to retry."""
+    channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
+    async with channel:
+        for _ in range(3):
+            await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))
+        error = await _refused(games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3)))
+        _exhausted(error, "--rate-create-games")
+        assert "3 per minute" in (error.details() or "") and "retry in" in (error.details() or "")
+        reason = dict(error.trailing_metadata() or ()).get("parlour-error-reason")
+        assert reason == "limit/rate"
+        listed = await games.ListGames(pb.ListGamesRequest())
+        assert len(listed.games) == 3  # the refused call created nothing
+
+
+@pytest.mark.parametrize("strict_app", [{"rate_claim_seats": "2/minute"}], indirect=True)
+async def test_claiming_seats_beyond_the_rate_is_resource_exhausted(strict_app: App) -> None:
+    """The third seat claimed within a minute is refused; the seat stays free."""
+    channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
+    async with channel:
+        made = await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))
+        game_id = made.game.game_id
+        for n in range(2):
+            await games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name=f"p{n}"))
+        error = await _refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p2")))
+        _exhausted(error, "--rate-claim-seats")
+        summary = (await games.GetGame(pb.GetGameRequest(game_id=game_id))).game
+        assert [s.claimed for s in summary.seats] == [True, True, False]
+
+
+@pytest.mark.parametrize("strict_app", [{"rate_calls": "5/minute"}], indirect=True)
+async def test_calls_of_any_kind_beyond_the_rate_are_resource_exhausted(strict_app: App) -> None:
+    """The sixth call of a minute, whatever it is, is refused."""
+    channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
+    async with channel:
+        for _ in range(5):
+            await games.ListGames(pb.ListGamesRequest())
+        _exhausted(await _refused(games.ListGameTypes(pb.ListGameTypesRequest())), "--rate-calls")
+
+
+async def _open_watch(games: Any, game_id: str) -> Any:
+    """A WatchGame stream that the server has started (its first event has arrived)."""
+    call = games.WatchGame(pb.WatchGameRequest(game_id=game_id))
+    await call.read()
+    return call
+
+
+@pytest.mark.parametrize(
+    ("strict_app", "flag"),
+    [
+        ({"max_streams_per_client": 2}, "--max-streams-per-client"),
+        ({"max_streams": 2, "max_streams_per_client": 0}, "--max-streams"),
+    ],
+    indirect=["strict_app"],
+)
+async def test_streams_beyond_the_maximum_are_resource_exhausted(strict_app: App, flag: str) -> None:
+    """With two streams open, a third is refused with the limit that applies; the two keep working."""
+    channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
+    async with channel:
+        made = await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))
+        game_id = made.game.game_id
+        held = [await _open_watch(games, game_id) for _ in range(2)]
+        third = games.WatchGame(pb.WatchGameRequest(game_id=game_id))
+        error = await _refused(third.read())
+        _exhausted(error, flag)
+        await games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p"))
+        for call in held:
+            call.cancel()
