@@ -791,6 +791,9 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
     )
     if hasattr(settings, "http_port"):  # servers with the REST gateway: keep it off the default port too
         settings = replace(settings, http_host="127.0.0.1", http_port=0)
+    if hasattr(settings, "rate_calls"):  # servers with quotas: a load from one address is not what they limit
+        unlimited = {"rate_create_games": "0", "rate_claim_seats": "0", "rate_calls": "0", "max_streams_per_client": 0}
+        settings = replace(settings, **unlimited)
     configure_logging(settings.log_level)
     app = build_app(settings)
     await app.start()

@@ -364,7 +364,8 @@ async def tournament_mode(server: Server, setup: Setup) -> tuple[Sample, list[li
         made = await stub.CreateTournament(pb.CreateTournamentRequest(settings=settings), metadata=ADMIN_METADATA)
         tid = made.tournament.tournament_id
         for name in names:
-            await stub.RegisterBot(pb.RegisterBotRequest(tournament_id=tid, bot_name=name, bot_key=BOT_KEY))
+            request = pb.RegisterBotRequest(tournament_id=tid, bot_name=name, bot_key=BOT_KEY)
+            await stub.RegisterBot(request, metadata=ADMIN_METADATA)
         bots = await start_bots(server, names, setup.games_each)
         _, window = await timed(server.app, _run_tournament(stub, tid, bots, setup.poll))
     state = await server.tournaments.load(tid)
@@ -535,6 +536,11 @@ async def main(args: argparse.Namespace) -> int:
             data_dir=Path(data),
             log_level="warning",
             admin_key=ADMIN,
+            # a load from one address: the per-client quotas would measure themselves
+            rate_create_games="0",
+            rate_claim_seats="0",
+            rate_calls="0",
+            max_streams_per_client=0,
         )
         METER.install(asyncio.get_running_loop())
         app = build_app(settings)

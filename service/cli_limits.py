@@ -25,8 +25,8 @@ class _Flag:
 _FLAGS: tuple[_Flag, ...] = (
     _Flag("max_tournament_bots", int, "most bots one tournament takes"),
     _Flag("max_round_games", int, "most games one round of a tournament may have"),
-    _Flag("rate_create_games", str, "games one client may create (CreateGame, ImportGame), e.g. 60/minute; 0: none"),
-    _Flag("rate_claim_seats", str, "seats one client may claim, e.g. 120/minute; 0: no limit"),
+    _Flag("rate_create_games", str, "games one client may create (CreateGame, ImportGame), e.g. 300/minute; 0: none"),
+    _Flag("rate_claim_seats", str, "seats one client may claim, e.g. 1200/minute; 0: no limit"),
     _Flag("rate_calls", str, "calls of any kind one client may make, e.g. 1000/second; 0: no limit"),
     _Flag("max_streams_per_client", int, "streams (watches, bot connections) one client may hold open; 0: no limit"),
     _Flag("max_streams", int, "streams this process holds open over all clients; 0: no limit"),

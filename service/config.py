@@ -49,8 +49,8 @@ class Settings:
     metrics_port: int | None = None
     #: Per-client quotas (see ``service.app.limits``): rates like "60/minute" ("" or "0": none) and open
     #: streams per client and per process (0: none).
-    rate_create_games: str = "60/minute"
-    rate_claim_seats: str = "120/minute"
+    rate_create_games: str = "300/minute"
+    rate_claim_seats: str = "1200/minute"
     rate_calls: str = "1000/second"
     max_streams_per_client: int = 32
     max_streams: int = 1000

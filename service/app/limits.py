@@ -69,9 +69,9 @@ class LimitSettings:
     """The quotas (flags of ``parlour serve``; a rate of "" or "0" is no limit, a count of 0 too)."""
 
     #: Games created (CreateGame, ImportGame) per client.
-    rate_create_games: str = "60/minute"
+    rate_create_games: str = "300/minute"
     #: Seats claimed per client.
-    rate_claim_seats: str = "120/minute"
+    rate_claim_seats: str = "1200/minute"
     #: Calls of any kind per client.
     rate_calls: str = "1000/second"
     #: Streams (WatchGame, WatchTournament, bot connections) one client may hold open at once.
