@@ -74,6 +74,7 @@ bench: install
 	$(BIN)/python bench/engine_speed.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/list_games.py
 
 clean:
 	rm -rf $(VENV) $(GEN) .pytest_cache .mypy_cache .ruff_cache

@@ -30,6 +30,7 @@ from service.app.games import Games
 from service.app.limits import Limits, LimitSettings
 from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
+from service.app.time_control import ClockRange
 from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.service import Tournaments
 from service.config import Settings
@@ -118,7 +119,13 @@ def build_app(settings: Settings) -> App:
     store = RedisEventStore(redis.client, Keys(settings.key_prefix), clock_ms=lambda: time.time() * 1000)
     now_ms = _now_ms
     keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
-    games = Games(store, observers=[keeper], snapshot_every=settings.snapshot_every, cache_games=settings.cache_games)
+    games = Games(
+        store,
+        observers=[keeper],
+        snapshot_every=settings.snapshot_every,
+        cache_games=settings.cache_games,
+        clock_range=ClockRange(settings.min_move_ms, settings.max_move_ms),
+    )
     replays = Replays(store, games)
     clocks = Clocks(
         keeper,

@@ -30,6 +30,8 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("rate_calls", str, "calls of any kind one client may make, e.g. 1000/second; 0: no limit"),
     _Flag("max_streams_per_client", int, "streams (watches, bot connections) one client may hold open; 0: no limit"),
     _Flag("max_streams", int, "streams this process holds open over all clients; 0: no limit"),
+    _Flag("min_move_ms", int, "shortest time per move a game's clock may have, in ms"),
+    _Flag("max_move_ms", int, "longest time per move a game's clock may have, in ms"),
 )
 
 

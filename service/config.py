@@ -54,6 +54,9 @@ class Settings:
     rate_calls: str = "1000/second"
     max_streams_per_client: int = 32
     max_streams: int = 1000
+    #: The time per move a game's time control may have (``--min-move-ms``, ``--max-move-ms``).
+    min_move_ms: int = 1000
+    max_move_ms: int = 3_600_000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -115,7 +115,7 @@ def server_settings(target: RedisTarget, prefix: str, data_dir: Path, **override
         data_dir=data_dir,
         key_prefix=prefix,
         log_level="warning",
-        **overrides,
+        **{"min_move_ms": 10, **overrides},  # the clock tests play with clocks shorter than the default minimum
     )
 
 

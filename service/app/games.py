@@ -26,7 +26,7 @@ from service.app.events import client_event
 from service.app.observers import GameChange, GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
-from service.app.time_control import TimeControl
+from service.app.time_control import ClockRange, TimeControl
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
@@ -50,8 +50,11 @@ class Games:
         observers: Sequence[GameObserver] = (),
         snapshot_every: int = 100,
         cache_games: int = 10_000,
+        clock_range: ClockRange | None = None,
     ) -> None:
-        """``observers`` are told of every game this process creates or changes (see GameObserver)."""
+        """``observers`` are told of every game this process creates or changes (see GameObserver);
+        ``clock_range`` bounds the time per move of a game's time control."""
+        self._clock_range = clock_range or ClockRange()
         self._store = store
         self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
         self._records: dict[str, GameRecord] = {}
@@ -149,6 +152,8 @@ class Games:
         game = get_game(name)
         if game is None:
             raise _unknown_game(name)
+        if time_control is not None:
+            self.check_clock(time_control)
         try:
             config = game.spec.config(seats, options)
         except GameError as error:
@@ -165,6 +170,10 @@ class Games:
         summary = await self.get_game(game_id)
         await self._notify_current(self._records[game_id])
         return summary
+
+    def check_clock(self, control: TimeControl) -> None:
+        """Raise request/invalid unless ``control``'s time per move is within this server's range."""
+        self._clock_range.check(control)
 
     async def claim_seat(
         self, game_id: str, seat: int | None, player_name: str, *, token: str | None = None

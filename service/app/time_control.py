@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from parlour.v1 import clock_pb2
 from service.app.errors import ServiceError
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "TimeControl"]
+__all__ = ["DEFAULT_MAX_TIMEOUTS", "ClockRange", "TimeControl"]
 
 DEFAULT_MAX_TIMEOUTS = 3
 
@@ -49,3 +49,21 @@ class TimeControl:
     def from_json(cls, text: str) -> TimeControl:
         """The time control :meth:`to_json` stored."""
         return cls(**json.loads(text))
+
+
+@dataclass(frozen=True)
+class ClockRange:
+    """The time per move a server accepts (``parlour serve --min-move-ms``, ``--max-move-ms``): very short
+    clocks make the server play timeouts in a loop, very long ones keep abandoned games' clocks alive."""
+
+    min_move_ms: int = 1
+    max_move_ms: int = 3_600_000
+
+    def check(self, control: TimeControl) -> None:
+        """Raise request/invalid naming the range (and its flags) unless ``control``'s move time is in it."""
+        if not self.min_move_ms <= control.move_ms <= self.max_move_ms:
+            raise ServiceError(
+                "request/invalid",
+                f"move_ms must be {self.min_move_ms} to {self.max_move_ms} on this server (--min-move-ms, "
+                f"--max-move-ms), not {control.move_ms}",
+            )

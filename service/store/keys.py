@@ -62,5 +62,6 @@ class Keys:
         return f"{self.prefix}:{{t:{tournament_id}}}:lease"
 
     def index(self, name: str) -> str:
-        """A sorted set of game ids by creation time: ``all``, ``status:<s>``, ``game:<name>``."""
+        """A sorted set of game ids by creation time: ``all``, ``status:<s>``, ``game:<name>``,
+        ``game:<name>:status:<s>``."""
         return f"{self.prefix}:games:{name}"

@@ -68,6 +68,8 @@ class RedisEventStore:
         for field in _INDEXED:
             if field in meta:
                 pipe.zadd(self._keys.index(f"{field}:{meta[field]}"), {game_id: created_ms})
+        if "game" in meta and "status" in meta:
+            pipe.zadd(self._keys.index(_both(meta["game"], meta["status"])), {game_id: created_ms})
         await pipe.execute()
 
     async def append(
@@ -126,11 +128,16 @@ class RedisEventStore:
 
     async def _move_status(self, game_id: str, status: str) -> None:
         created = await self._redis.zscore(self._keys.index("all"), game_id)
+        game = cast(bytes | None, await self._redis.hget(self._keys.meta(game_id), "game"))
         pipe = self._redis.pipeline(transaction=False)
         for other in ("running", "finished"):
             if other != status:
                 pipe.zrem(self._keys.index(f"status:{other}"), game_id)
+                if game is not None:
+                    pipe.zrem(self._keys.index(_both(game.decode(), other)), game_id)
         pipe.zadd(self._keys.index(f"status:{status}"), {game_id: created or 0})
+        if game is not None:
+            pipe.zadd(self._keys.index(_both(game.decode(), status)), {game_id: created or 0})
         await pipe.execute()
 
     async def read(self, game_id: str, from_version: int, limit: int) -> list[StoredEvent]:
@@ -186,14 +193,16 @@ class RedisEventStore:
         return version, tag.decode(), blob
 
     async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:
-        """Newest first from the most specific index; the cursor is an offset into it."""
+        """Newest first from the one index that answers the filter (by game and status, by either, or
+        all); the cursor is an offset (rank) into it, so a page costs O(log n + page), not O(n)."""
         if game and status:
-            ids = await self._intersect(game, status)
+            name = _both(game, status)
         else:
             name = f"game:{game}" if game else f"status:{status}" if status else "all"
-            ids = cast(list[bytes], await self._redis.zrevrange(self._keys.index(name), 0, -1))
         offset = int(cursor or 0)
-        page = ids[offset : offset + limit]
+        ids = cast(list[bytes], await self._redis.zrevrange(self._keys.index(name), offset, offset + limit))
+        more = len(ids) > limit
+        page = ids[:limit]
         pipe = self._redis.pipeline(transaction=False)
         for game_id in page:
             pipe.hgetall(self._keys.meta(game_id.decode()))
@@ -203,18 +212,17 @@ class RedisEventStore:
             for gid, m in zip(page, metas, strict=True)
             if m
         ]
-        more = offset + limit < len(ids)
         return GamePage(games=games, next_cursor=str(offset + limit) if more else "")
 
     async def count_games(self, status: str) -> int:
         """How many games have ``status`` (one ZCARD of its index)."""
         return int(await self._redis.zcard(self._keys.index(f"status:{status}")))
 
-    async def _intersect(self, game: str, status: str) -> list[bytes]:
-        by_game = cast(list[bytes], await self._redis.zrevrange(self._keys.index(f"game:{game}"), 0, -1))
-        with_status = set(cast(list[bytes], await self._redis.zrange(self._keys.index(f"status:{status}"), 0, -1)))
-        return [g for g in by_game if g in with_status]
-
     async def close(self) -> None:
         """Stop the tail readers (the client belongs to whoever opened it)."""
         await self._hub.close()
+
+
+def _both(game: str, status: str) -> str:
+    """The name of the index of the games of ``game`` with ``status``."""
+    return f"game:{game}:status:{status}"

@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 import pytest
 
+from parlour.v1 import clock_pb2
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2 as tour_pb
 from parlour.v1 import tournament_service_pb2_grpc as tour_grpc
@@ -163,3 +164,18 @@ async def test_streams_beyond_the_maximum_are_resource_exhausted(strict_app: App
         await games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p"))
         for call in held:
             call.cancel()
+
+
+@pytest.mark.parametrize("strict_app", [{"min_move_ms": 1000, "max_move_ms": 600_000}], indirect=True)
+async def test_clocks_outside_the_servers_range_are_refused(strict_app: App) -> None:
+    """A 1 ms clock (a timeout storm) and a clock longer than the maximum are INVALID_ARGUMENT naming the
+    range and its flags; a clock inside it is accepted."""
+    channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
+    async with channel:
+        for move_ms in (1, 999, 600_001):
+            request = pb.CreateGameRequest(game="oldmen", seats=3, time_control=clock_pb2.TimeControl(move_ms=move_ms))
+            error = await _refused(games.CreateGame(request))
+            assert error.code() == Code.INVALID_ARGUMENT
+            assert "move_ms must be 1000 to 600000 on this server (--min-move-ms" in (error.details() or "")
+        request = pb.CreateGameRequest(game="oldmen", seats=3, time_control=clock_pb2.TimeControl(move_ms=1000))
+        assert (await games.CreateGame(request)).game.time_control.move_ms == 1000

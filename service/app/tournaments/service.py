@@ -124,6 +124,11 @@ class Tournaments:
     async def create(self, settings: pb.TournamentSettings) -> pb.Tournament:
         """Create a tournament open for registration (settings validated first)."""
         _validate(settings)
+        if settings.HasField("time_control"):
+            try:
+                self._games.check_clock(TimeControl.from_proto(settings.time_control))
+            except ServiceError as error:
+                raise ServiceError("tournament/bad_config", error.message) from error
         tournament_id = secrets.token_hex(8)
         first = pb.TournamentEvent(created=pb.TournamentCreated(settings=settings))
         await self._store.create(tournament_id, secrets.token_bytes(32), first.SerializeToString(), self._now_ms())
