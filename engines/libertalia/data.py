@@ -10,7 +10,7 @@ the field.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, cast
@@ -92,8 +92,11 @@ CHARACTER_NUMBERS: dict[int, tuple[str, ...]] = {
     38: ("per_character", "anchor_per_character"),
     40: ("reputation_per_character",),
 }
-#: Numbers that are lists (a value per count): their length.
-_LISTS = {(30, "gain_by_count"): 4, (35, "anchor_by_types"): 6}
+#: Numbers that are lists (a value per count): their length, from the character's other numbers.
+_LISTS: dict[tuple[int, str], Callable[[Mapping[str, Any]], int]] = {
+    (30, "gain_by_count"): lambda numbers: int(numbers.get("max_tokens", 0)) + 1,  # 0..max_tokens tokens sold
+    (35, "anchor_by_types"): lambda numbers: 6,  # 0..5 or more distinct loot types
+}
 BOARD_NUMBERS = (
     "calm_map_pair",
     "calm_map_trio",
@@ -144,7 +147,8 @@ def _check_character(entry: Any, index: int) -> int:
     for name in CHARACTER_NUMBERS.get(rank, ()):
         if name not in given:
             raise DataError(f"characters.json: {where}: 'numbers' lacks {name!r}")
-        _check_number(where, f"numbers.{name}", given[name], _LISTS.get((rank, name)))
+        length = _LISTS.get((rank, name))
+        _check_number(where, f"numbers.{name}", given[name], None if length is None else length(given))
     return int(rank)
 
 

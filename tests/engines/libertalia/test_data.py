@@ -91,3 +91,13 @@ def test_changing_a_number_in_a_copy_of_the_data_changes_the_game_and_no_code(tm
     original = tmp_path / "original" / "engines"
     shutil.copytree(ENGINES, original, ignore=shutil.ignore_patterns("__pycache__"))
     assert _play_with(copied)["scores"] != _play_with(original)["scores"]
+
+
+def test_the_merchants_table_follows_how_many_tokens_it_may_sell() -> None:
+    """Selling up to 4 tokens needs a gain for 0..4 tokens: a table of 5, checked against max_tokens."""
+    more = copy.deepcopy(RAW)
+    _character(more, 30)["numbers"].update(max_tokens=4)
+    with pytest.raises(DataError, match="gain_by_count"):
+        validate(more)
+    _character(more, 30)["numbers"].update(gain_by_count=[0, 1, 4, 9, 16])
+    validate(more)
