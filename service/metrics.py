@@ -9,9 +9,10 @@ metrics must not leak hidden information, and their number of series stays bound
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
@@ -155,9 +156,12 @@ def set_redis_ping(seconds: float) -> None:
 
 
 async def render(sample: Sampler | None = None) -> bytes:
-    """Every metric in the Prometheus text format, after running ``sample``. A failing sample leaves the
-    sampled gauges as they were (the failure itself is counted by the Redis metrics)."""
+    """Every metric in the Prometheus text format, after running ``sample``. When the sample fails (Redis
+    away) the PING gauge is NaN and the other sampled gauges keep their last values; the failure itself
+    is counted by the Redis metrics."""
     if sample is not None:
-        with suppress(Exception):
+        try:
             await sample()
+        except Exception:
+            REDIS_PING.set(math.nan)
     return generate_latest()

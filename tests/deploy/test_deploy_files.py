@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import re
 import sys
 import tomllib
@@ -24,6 +25,7 @@ from service.bootstrap import App, build_app
 from service.cli import register
 from service.config import Settings
 from tests.conftest import RedisTarget, server_settings
+from tests.e2e.test_metrics import scrape
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -161,6 +163,8 @@ async def test_the_probe_tells_ready_from_a_server_without_its_redis(own_redis_a
         await asyncio.to_thread(psutil.Process(pid).wait, 30)
     code, said = await _probe("--port", port, "--ready")
     assert code == 1 and said.startswith(("not ready:", "unhealthy:")), said
+    samples = await scrape(f"http://127.0.0.1:{app.http_port}/metrics")
+    assert math.isnan(samples[("parlour_redis_ping_seconds", frozenset())])  # the metrics say so too
     await app.stop(grace=0)
     code, said = await _probe("--port", port)
     assert code == 1 and "unhealthy" in said
