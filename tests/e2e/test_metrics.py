@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -15,7 +16,9 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from parlour.bots import make_bot
 from parlour.client import GameClient, ParlourError
+from parlour.runner import run_bot
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.time_control import TimeControl
 from service.bootstrap import App, build_app
@@ -26,6 +29,7 @@ from service.store.keys import Keys
 from tests.clocks.test_timeouts import finished_view
 from tests.conftest import RedisTarget, delete_prefix, server_settings
 from tests.e2e.helpers import seated_game, stub
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, create_and_register, start, tournament_events
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -208,3 +212,34 @@ async def test_a_token_never_appears_in_the_metrics(app: App, target: str) -> No
     async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{app.http_port}/metrics") as reply:
         text = await reply.text()
     assert game.game_id not in text and not any(token in text for token in game.tokens)
+
+
+@pytest.fixture
+async def admin_app(redis_target: RedisTarget, key_prefix: str, tmp_path: Path) -> AsyncIterator[App]:
+    server = build_app(server_settings(redis_target, key_prefix, tmp_path, admin_key=ADMIN_KEY))
+    await server.start()
+    yield server
+    await server.stop(grace=0)
+    await delete_prefix(redis_target.url, key_prefix)
+
+
+async def test_tournament_progress_is_counted_by_kind(admin_app: App) -> None:
+    """A round robin of three bots to its end: each kind of tournament event moves its counter by as many
+    events of that kind as the tournament's log holds."""
+    url = f"http://127.0.0.1:{admin_app.http_port}/metrics"
+    target = f"127.0.0.1:{admin_app.grpc_port}"
+    before = await scrape(url)
+    names = ["metric-a", "metric-b", "metric-c"]
+    tournament = await create_and_register(target, names, table_size=3, rounds=2)
+    bots = [
+        asyncio.create_task(run_bot(target, name, BOT_KEY, lambda g: make_bot("random", g), max_games=2))
+        for name in names
+    ]
+    await start(target, tournament)
+    await asyncio.wait_for(asyncio.gather(*bots), timeout=120)
+    log = await tournament_events(target, tournament)  # ends after the tournament's last event
+    after = await scrape(url)
+    kinds = Counter(str(event.WhichOneof("kind")) for event in log)
+    assert kinds["finished"] == 1 and kinds["table_finished"] == 2
+    for kind, count in kinds.items():
+        assert moved(before, after, "parlour_tournament_events_total", kind=kind) == count, kind
