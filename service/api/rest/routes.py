@@ -149,8 +149,15 @@ def _body_values(route: Route, body: bytes) -> dict[str, Any]:
         return {}
     try:
         parsed = json.loads(body) if body.strip() else {}
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno}, column {error.colno}"
+        raise _invalid(f"the body is not valid JSON (the first problem is at {where}); send one JSON object") from error
+    except UnicodeDecodeError as error:
+        raise _invalid("the body is not text in UTF-8; send one JSON object in UTF-8") from error
     except (ValueError, RecursionError) as error:
-        raise _invalid(f"the body is not valid JSON: {error}") from error
+        raise _invalid(
+            "the body is not JSON this server can read (nested too deeply?); send one JSON object"
+        ) from error
     if not isinstance(parsed, dict):
         raise _invalid("the body must be a JSON object")
     if route.body == "*":
