@@ -24,6 +24,7 @@ from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grp
 from service.api.ports import PortUnavailableError
 from service.api.rest import HttpServer, build_http_server
 from service.api.rest.server import MetricsPage, build_metrics_server
+from service.api.tls import TlsFiles
 from service.app.bots import Bots
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.games import Games
@@ -158,6 +159,7 @@ def build_app(settings: Settings) -> App:
         ),
     ]
     limits = Limits(limit_settings(settings))
+    tls = TlsFiles(settings.tls_cert, settings.tls_key) if settings.tls_cert and settings.tls_key else None
     try:
         grpc_server = build_grpc_server(
             services,
@@ -165,6 +167,7 @@ def build_app(settings: Settings) -> App:
             port=settings.grpc_port,
             max_message_bytes=settings.max_message_bytes,
             interceptors=[GateInterceptor(limits)],
+            tls=tls.grpc_credentials() if tls else None,
         )
     except PortUnavailableError:
         redis.discard()
@@ -179,6 +182,8 @@ def build_app(settings: Settings) -> App:
         metrics_page=page,
         limits=limits,
     )
+    if tls is not None:
+        http_server.ssl_context = tls.ssl_context()
     metrics_http = None
     if settings.metrics_port is not None:
         metrics_http = build_metrics_server(host=settings.http_host, port=settings.metrics_port, page=page)

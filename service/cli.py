@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from service.cli_limits import add_limit_flags, limit_overrides
+from service.cli_tls import add_tls_flags, tls_overrides
 from service.config import Settings
 from service.logs import configure_logging
 
@@ -49,6 +50,7 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
     add_limit_flags(parser)
+    add_tls_flags(parser)
     parser.set_defaults(run=_serve)
 
 
@@ -66,6 +68,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "log_level": args.log_level,
         "metrics_port": args.metrics_port,
         **limit_overrides(args),
+        **tls_overrides(args),
     }
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     if not 0 <= settings.grpc_port <= 65535:
@@ -105,7 +108,8 @@ async def _run(settings: Settings) -> None:
     await app.start()
     where = "embedded Redis in " + str(settings.data_dir) if not settings.redis_url else settings.redis_url
     print(f"Parlour gRPC on {settings.grpc_host}:{app.grpc_port} (Redis: {where}); Ctrl-C stops", flush=True)
-    print(f"Parlour REST/JSON and web page on http://{_visible(settings.http_host)}:{app.http_port}/", flush=True)
+    scheme = "https" if settings.tls_cert else "http"
+    print(f"Parlour REST/JSON and web page on {scheme}://{_visible(settings.http_host)}:{app.http_port}/", flush=True)
     await stop.wait()
     await app.stop()
 

@@ -56,6 +56,10 @@ class Settings:
     max_streams: int = 1000
     #: The time per move a game's time control may have (``--min-move-ms``, ``--max-move-ms``).
     min_move_ms: int = 1000
+    #: TLS for gRPC and HTTPS from one PEM certificate chain and key (``--tls-cert``, ``--tls-key``);
+    #: None: plain text.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
     max_move_ms: int = 3_600_000
 
     @classmethod

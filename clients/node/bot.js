@@ -5,7 +5,8 @@
 // BotService.Connect, says Hello with its name and key, and answers every Turn with a random legal
 // command from the view. It reconnects when the stream drops and exits after --games games have ended.
 //
-// Usage: node bot.js --server localhost:50051 --name node-bot --key <16+ chars> [--games N]
+// Usage: node bot.js --server localhost:50051 --name node-bot --key <16+ chars> [--games N] [--tls] [--ca-file PEM]
+// (--tls connects over TLS trusting the system's certificates, --ca-file those of a PEM file.)
 'use strict';
 
 const path = require('node:path');
@@ -22,14 +23,21 @@ const INCLUDE_DIRS = require('node:fs').existsSync(BUNDLED)
 
 function parseArgs(argv) {
   const args = { server: process.env.PARLOUR_SERVER || 'localhost:50051', games: 0 };
-  for (let i = 2; i < argv.length; i += 2) {
+  for (let i = 2; i < argv.length; i += 1) {
     const name = argv[i].replace(/^--/, '');
-    args[name] = argv[i + 1];
+    if (name === 'tls') {
+      args.tls = true;
+    } else {
+      args[name] = argv[i + 1];
+      i += 1;
+    }
   }
+  args['ca-file'] = args['ca-file'] || process.env.PARLOUR_CA_FILE;
+  args.tls = Boolean(args.tls || args['ca-file'] || process.env.PARLOUR_TLS === '1');
   args.key = args.key || process.env.PARLOUR_BOT_KEY;
   args.games = Number(args.games || 0);
   if (!args.name || !args.key) {
-    console.error('usage: node bot.js --server HOST:PORT --name NAME --key KEY [--games N]');
+    console.error('usage: node bot.js --server HOST:PORT --name NAME --key KEY [--games N] [--tls] [--ca-file PEM]');
     process.exit(2);
   }
   return args;
@@ -47,9 +55,15 @@ function loadService() {
   return grpc.loadPackageDefinition(definition).parlour.v1.BotService;
 }
 
+function credentials(args) {
+  if (!args.tls) return grpc.credentials.createInsecure();
+  const roots = args['ca-file'] ? require('node:fs').readFileSync(args['ca-file']) : null;
+  return grpc.credentials.createSsl(roots);
+}
+
 function connect(BotService, args, state) {
   return new Promise((resolve) => {
-    const client = new BotService(args.server, grpc.credentials.createInsecure());
+    const client = new BotService(args.server, credentials(args));
     const call = client.Connect();
     let closed = false;
     const finish = () => {

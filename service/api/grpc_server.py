@@ -168,10 +168,12 @@ def build_grpc_server(
     port: int,
     max_message_bytes: int,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    tls: grpc.ServerCredentials | None = None,
 ) -> GrpcServer:
     """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
     any free port; a port that cannot be bound raises PortUnavailableError), every call passing
-    ``interceptors``. Requests larger than ``max_message_bytes`` are refused with RESOURCE_EXHAUSTED."""
+    ``interceptors``; with ``tls`` the port takes TLS only. Requests larger than ``max_message_bytes``
+    are refused with RESOURCE_EXHAUSTED."""
     server = grpc.aio.server(
         interceptors=[CallObserver(), *interceptors],
         options=[
@@ -188,7 +190,8 @@ def build_grpc_server(
     files = [service.descriptor.file for service in services]
     add_reflection(server, (*names, health.SERVICE_NAME), (*files, health_pb2.DESCRIPTOR))
     try:
-        bound = server.add_insecure_port(f"{host}:{port}")
+        address = f"{host}:{port}"
+        bound = server.add_secure_port(address, tls) if tls else server.add_insecure_port(address)
     except RuntimeError as error:  # grpc's only signal that no address could be bound
         raise unavailable("gRPC", host, port, "--grpc-port") from error
     return GrpcServer(server=server, port=bound, health=health_servicer, names=tuple(names))

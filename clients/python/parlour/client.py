@@ -8,6 +8,7 @@ from typing import Any
 
 import grpc
 
+from parlour.channel import Tls, open_channel
 from parlour.v1 import clock_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 
 __all__ = ["GameClient", "ParlourError"]
@@ -44,9 +45,10 @@ def _auth(token: str | None) -> Sequence[tuple[str, str]]:
 class GameClient:
     """One connection to a server. Use ``async with GameClient("localhost:50051") as client``."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, *, tls: Tls | None = None) -> None:
+        """Connect to ``target`` ("host:port"), over TLS with ``tls``."""
         self.target = target
-        self._channel = grpc.aio.insecure_channel(target)
+        self._channel = open_channel(target, tls)
         self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
 
     async def __aenter__(self) -> GameClient:

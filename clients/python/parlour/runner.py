@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from parlour.bots.base import Bot
+from parlour.channel import Tls, open_channel
 from parlour.client import ParlourError
 from parlour.v1 import bot_service_pb2 as pb
 from parlour.v1 import bot_service_pb2_grpc as pb_grpc
@@ -45,16 +46,18 @@ async def run_bot(
     stop: asyncio.Event | None = None,
     max_games: int | None = None,
     retry_seconds: float = 0.2,
+    tls: Tls | None = None,
 ) -> BotRun:
-    """Play as bot ``name`` on the server at ``target`` until stopped (see the module docstring). ``make``
-    gets a game name and returns the bot for one game. Raises ParlourError when the server refuses the bot
-    (a wrong key, a bad name)."""
+    """Play as bot ``name`` on the server at ``target`` (over TLS with ``tls``) until stopped (see the
+    module docstring). ``make`` gets a game name and returns the bot for one game. Raises ParlourError
+    when the server refuses the bot (a wrong key, a bad name)."""
     run = BotRun()
     stop = stop or asyncio.Event()
     delay = retry_seconds
     while not stop.is_set() and not _done(run, max_games):
         try:
-            await _connect(target, pb.Hello(bot_name=name, bot_key=key, games=list(games)), make, run, stop, max_games)
+            hello = pb.Hello(bot_name=name, bot_key=key, games=list(games))
+            await _connect(target, hello, make, run, stop, max_games, tls)
             delay = retry_seconds
         except grpc.aio.AioRpcError as error:
             if error.code() in _FATAL:
@@ -78,9 +81,10 @@ async def _connect(  # noqa: PLR0917 - private; one call site
     run: BotRun,
     stop: asyncio.Event,
     max_games: int | None,
+    tls: Tls | None,
 ) -> None:
     """One connection: hello, then answer turns until the stream ends or the bot is done."""
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with open_channel(target, tls) as channel:
         call = pb_grpc.BotServiceStub(channel).Connect()
         await call.write(pb.ConnectRequest(hello=hello))
         run.connections += 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import mimetypes
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,13 +222,15 @@ class HttpServer:
     routes: list[Route] = field(default_factory=list)
     #: The command-line flag that sets the port (named when the port cannot be bound).
     flag: str = "--http-port"
+    #: HTTPS with this context (``parlour serve --tls-cert``); None: plain HTTP.
+    ssl_context: ssl.SSLContext | None = None
     _runner: web.AppRunner | None = None
 
     async def start(self) -> None:
         """Bind and start serving; a port that cannot be bound raises PortUnavailableError."""
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
+        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.ssl_context)
         try:
             await site.start()
         except OSError as error:

@@ -7,6 +7,7 @@ import os
 import sys
 
 from parlour.bots import Bot, make_bot
+from parlour.channel import tls_of
 from parlour.client import ParlourError
 from parlour.runner import run_bot
 
@@ -51,7 +52,9 @@ async def _run(args: argparse.Namespace) -> int:
 
     print(f"bot {args.name} ({args.strategy}) connecting to {args.server}", flush=True)
     try:
-        run = await run_bot(args.server, args.name, args.key, make, games=tuple(args.game), max_games=args.games)
+        run = await run_bot(
+            args.server, args.name, args.key, make, games=tuple(args.game), max_games=args.games, tls=tls_of(args)
+        )
     except ParlourError as error:
         print(f"parlour bot: {error}", file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from google.protobuf import json_format, text_format
 
+from parlour.channel import tls_of
 from parlour.client import GameClient, ParlourError
 from parlour.v1 import game_pb2
 
@@ -53,7 +54,7 @@ def _event_line(event: game_pb2.Event, as_json: bool) -> str:
 
 async def _events(args: argparse.Namespace) -> int:
     try:
-        async with GameClient(args.server) as client:
+        async with GameClient(args.server, tls=tls_of(args)) as client:
             source = (
                 client.watch(args.game_id, args.from_version, args.seat, args.token)
                 if args.follow
@@ -69,7 +70,7 @@ async def _events(args: argparse.Namespace) -> int:
 
 async def _view(args: argparse.Namespace) -> int:
     try:
-        async with GameClient(args.server) as client:
+        async with GameClient(args.server, tls=tls_of(args)) as client:
             view = await client.view(args.game_id, args.seat, args.token)
     except ParlourError as error:
         print(f"parlour view: {error}", file=sys.stderr)
@@ -81,7 +82,7 @@ async def _view(args: argparse.Namespace) -> int:
 async def _games(args: argparse.Namespace) -> int:
     status = {"running": game_pb2.GAME_STATUS_RUNNING, "finished": game_pb2.GAME_STATUS_FINISHED}.get(args.status, 0)
     try:
-        async with GameClient(args.server) as client:
+        async with GameClient(args.server, tls=tls_of(args)) as client:
             page = await client.list_games(args.game, status, args.limit)
     except ParlourError as error:
         print(f"parlour games: {error}", file=sys.stderr)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
+from parlour.channel import add_tls_arguments
 from parlour.cli import bot, inspect, play, replay, tournament
 
 __all__ = ["main"]
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("PARLOUR_SERVER", DEFAULT_SERVER),
         help=f"gRPC address of the server (default $PARLOUR_SERVER or {DEFAULT_SERVER})",
     )
+    add_tls_arguments(server)
     play.register(commands, server)
     inspect.register(commands, server)
     bot.register(commands, server)

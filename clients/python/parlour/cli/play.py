@@ -7,6 +7,7 @@ import asyncio
 import sys
 
 from parlour.bots import make_bot
+from parlour.channel import tls_of
 from parlour.client import GameClient, ParlourError
 from parlour.play import play_seat
 
@@ -53,7 +54,7 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     seed = args.seed.encode() if args.seed else None
     try:
-        async with GameClient(args.server) as client:
+        async with GameClient(args.server, tls=tls_of(args)) as client:
             summary = await client.create_game(args.game, len(bots), options, seed)
             game_id = summary.game_id
             seats = [await client.claim_seat(game_id, f"{s}-{i}", seat=i) for i, s in enumerate(strategies)]

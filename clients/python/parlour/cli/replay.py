@@ -18,6 +18,7 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from parlour.channel import open_channel, tls_of
 from parlour.client import ParlourError
 from parlour.render import render_view
 from parlour.v1 import replay_service_pb2, replay_service_pb2_grpc
@@ -63,8 +64,8 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     show.set_defaults(run=_show)
 
 
-def _stub(server: str) -> tuple[grpc.aio.Channel, replay_service_pb2_grpc.ReplayServiceStub]:
-    channel = grpc.aio.insecure_channel(server)
+def _stub(args: argparse.Namespace) -> tuple[grpc.aio.Channel, replay_service_pb2_grpc.ReplayServiceStub]:
+    channel = open_channel(args.server, tls_of(args))
     return channel, replay_service_pb2_grpc.ReplayServiceStub(channel)
 
 
@@ -80,7 +81,7 @@ def _read(path: str) -> replay_service_pb2.GameExport:
 
 async def _call(args: argparse.Namespace, method: str, request: Message, reply_type: type[R]) -> R | None:
     """Call ``method``; on failure print ``parlour replay ACTION: <sentence>`` and return None."""
-    channel, stub = _stub(args.server)
+    channel, stub = _stub(args)
     async with channel:
         try:
             reply = await getattr(stub, method)(request)

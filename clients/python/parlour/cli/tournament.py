@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 
+from parlour.channel import open_channel, tls_of
 from parlour.client import ParlourError
 from parlour.v1 import clock_pb2
 from parlour.v1 import tournament_service_pb2 as pb
@@ -68,9 +69,9 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
         sub.set_defaults(run=run)
 
 
-async def _call(target: str, method: str, request: Any, admin_key: str | None = None) -> Any:
+async def _call(args: argparse.Namespace, method: str, request: Any, admin_key: str | None = None) -> Any:
     metadata = [("x-parlour-admin-key", admin_key)] if admin_key else []
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with open_channel(args.server, tls_of(args)) as channel:
         try:
             return await getattr(pb_grpc.TournamentServiceStub(channel), method)(request, metadata=metadata)
         except grpc.aio.AioRpcError as error:
@@ -103,9 +104,7 @@ async def _create(args: argparse.Namespace) -> int:
             )
         )
     try:
-        reply = await _call(
-            args.server, "CreateTournament", pb.CreateTournamentRequest(settings=settings), args.admin_key
-        )
+        reply = await _call(args, "CreateTournament", pb.CreateTournamentRequest(settings=settings), args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(reply.tournament.tournament_id)
@@ -115,7 +114,7 @@ async def _create(args: argparse.Namespace) -> int:
 async def _register(args: argparse.Namespace) -> int:
     request = pb.RegisterBotRequest(tournament_id=args.tournament_id, bot_name=args.name, bot_key=args.key or "")
     try:
-        reply = await _call(args.server, "RegisterBot", request, args.admin_key)
+        reply = await _call(args, "RegisterBot", request, args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(f"{args.name} registered; bots: {', '.join(reply.tournament.bots)}")
@@ -125,7 +124,7 @@ async def _register(args: argparse.Namespace) -> int:
 async def _start(args: argparse.Namespace) -> int:
     request = pb.StartTournamentRequest(tournament_id=args.tournament_id)
     try:
-        reply = await _call(args.server, "StartTournament", request, args.admin_key)
+        reply = await _call(args, "StartTournament", request, args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(f"tournament {reply.tournament.tournament_id} started with {len(reply.tournament.bots)} bots")
@@ -134,7 +133,7 @@ async def _start(args: argparse.Namespace) -> int:
 
 async def _standings(args: argparse.Namespace) -> int:
     try:
-        reply = await _call(args.server, "GetStandings", pb.GetStandingsRequest(tournament_id=args.tournament_id))
+        reply = await _call(args, "GetStandings", pb.GetStandingsRequest(tournament_id=args.tournament_id))
     except ParlourError as error:
         return _fail(error)
     print(_progress(reply.tournament))
@@ -165,7 +164,7 @@ async def _watch(args: argparse.Namespace) -> int:
     request = pb.WatchTournamentRequest(tournament_id=args.tournament_id)
     display = _Display()
     last: pb.WatchTournamentResponse | None = None
-    async with grpc.aio.insecure_channel(args.server) as channel:
+    async with open_channel(args.server, tls_of(args)) as channel:
         try:
             async for reply in pb_grpc.TournamentServiceStub(channel).WatchTournament(request):
                 last = reply
