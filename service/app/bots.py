@@ -169,14 +169,15 @@ class Bots:
             records = await self._store.assignments(session.name, last, block_ms=1000)
 
     async def _play_seat(self, session: _Session, record: AssignmentRecord) -> None:
-        """Send a Turn each time the seat must act, and GameEnded at the end."""
+        """Send a Turn each time the seat must act (none once the seat is dropped for its timeouts: the
+        server plays it), and GameEnded at the end."""
         game_id, seat, token = record.game_id, record.seat, record.token
         view = await self._games.get_view(game_id, seat, token)
         events = self._games.watch(game_id, view.version + 1, seat, token)
         sent = -1
         try:
             while view.status != game_pb2.GAME_STATUS_FINISHED:
-                if view.legal_commands and view.version != sent:
+                if view.legal_commands and view.version != sent and not await self._clocks.is_dropped(game_id, seat):
                     sent = view.version
                     await session.outbox.put(pb.ConnectResponse(turn=await self._turn(game_id, seat, view)))
                 async for event in events:

@@ -173,6 +173,11 @@ class ClockKeeper:
             self.wake.set()
         await self._clocks.mark_scheduled(game_id, version)
 
+    async def is_dropped(self, game_id: str, seat: int) -> bool:
+        """Whether the seat was dropped (too many timeouts)."""
+        clock = await self._clocks.load(game_id)
+        return clock is not None and seat in clock.dropped
+
     async def deadline_ms(self, game_id: str, seat: int) -> int | None:
         """When the seat's time runs out (ms since the epoch), or None when its clock is not running."""
         clock = await self._clocks.load(game_id)
@@ -227,6 +232,10 @@ class Clocks:
     async def deadline_ms(self, game_id: str, seat: int) -> int | None:
         """When the seat's time runs out (ms since the epoch), or None when its clock is not running."""
         return await self.keeper.deadline_ms(game_id, seat)
+
+    async def is_dropped(self, game_id: str, seat: int) -> bool:
+        """Whether the seat was dropped (too many timeouts): the server plays all its later moves."""
+        return await self.keeper.is_dropped(game_id, seat)
 
     # --- enforcing deadlines ------------------------------------------------------------------------
     async def run(self) -> None:
