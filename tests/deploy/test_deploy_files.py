@@ -24,7 +24,7 @@ import yaml
 from service.bootstrap import App, build_app
 from service.cli import register
 from service.config import Settings
-from tests.conftest import RedisTarget, server_settings
+from tests.conftest import RedisTarget, delete_prefix, server_settings
 from tests.e2e.test_metrics import scrape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,3 +168,21 @@ async def test_the_probe_tells_ready_from_a_server_without_its_redis(own_redis_a
     await app.stop(grace=0)
     code, said = await _probe("--port", port)
     assert code == 1 and "unhealthy" in said
+
+
+async def test_the_probe_speaks_tls_to_a_server_started_with_a_certificate(
+    redis_target: RedisTarget, key_prefix: str, tmp_path: Path
+) -> None:
+    from tests.e2e.test_tls import _certificates
+
+    ca, cert, key = _certificates(tmp_path)
+    app = build_app(server_settings(redis_target, key_prefix, tmp_path, tls_cert=cert, tls_key=key))
+    await app.start()
+    try:
+        port = str(app.grpc_port)
+        assert await _probe("--port", port, "--ready", "--ca-file", str(ca)) == (0, "ready\n")
+        code, said = await _probe("--port", port)  # plain text to a TLS port
+        assert code == 1 and "unhealthy" in said
+    finally:
+        await app.stop(grace=0)
+        await delete_prefix(redis_target.url, key_prefix)
