@@ -28,9 +28,11 @@ from service.api.tls import TlsFiles
 from service.app.bots import Bots
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.games import Games
+from service.app.house_bots import HouseBots
 from service.app.limits import Limits, LimitSettings
 from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
+from service.app.stream_tickets import StreamTickets
 from service.app.time_control import ClockRange
 from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.service import Tournaments
@@ -40,6 +42,7 @@ from service.store.clocks import RedisClocks
 from service.store.connection import RedisConnection, open_redis
 from service.store.keys import Keys
 from service.store.redis_store import RedisEventStore
+from service.store.tickets import RedisTickets
 from service.store.tournaments import RedisTournaments
 
 __all__ = ["App", "build_app"]
@@ -64,6 +67,7 @@ class App:
     tournaments: Tournaments | None = None
     #: The separate ``/metrics`` server of ``--metrics-port`` (None: only on the HTTP port).
     metrics_http: HttpServer | None = None
+    house_bots: HouseBots | None = None
     #: Background work of this process (the deadline enforcer, the tournament schedulers).
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
@@ -96,7 +100,7 @@ class App:
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stop serving (calls in flight get ``grace`` seconds), then close Redis."""
-        for part in (self.clocks, self.tournaments):
+        for part in (self.clocks, self.tournaments, self.house_bots):
             if part is not None:
                 part.close()
         for task in self.tasks:
@@ -120,9 +124,10 @@ def build_app(settings: Settings) -> App:
     store = RedisEventStore(redis.client, Keys(settings.key_prefix), clock_ms=lambda: time.time() * 1000)
     now_ms = _now_ms
     keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
+    house_bots = HouseBots()
     games = Games(
         store,
-        observers=[keeper],
+        observers=[keeper, house_bots],
         snapshot_every=settings.snapshot_every,
         cache_games=settings.cache_games,
         clock_range=ClockRange(settings.min_move_ms, settings.max_move_ms),
@@ -135,6 +140,8 @@ def build_app(settings: Settings) -> App:
         poll_seconds=settings.clock_poll_seconds,
         sweep_seconds=settings.clock_sweep_seconds,
     )
+    house_bots.attach(games)
+    tickets = StreamTickets(RedisTickets(redis.client, Keys(settings.key_prefix)), games, now_ms)
     bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks)
     tournaments = Tournaments(
         RedisTournaments(redis.client, Keys(settings.key_prefix)),
@@ -145,7 +152,11 @@ def build_app(settings: Settings) -> App:
         limits=FieldLimits(settings.max_tournament_bots, settings.max_round_games),
     )
     services = [
-        Service(_descriptor(game_service_pb2, "GameService"), GameServicer(games), add_GameServiceServicer_to_server),
+        Service(
+            _descriptor(game_service_pb2, "GameService"),
+            GameServicer(games, tickets),
+            add_GameServiceServicer_to_server,
+        ),
         Service(
             _descriptor(replay_service_pb2, "ReplayService"),
             ReplayServicer(replays),
@@ -199,6 +210,7 @@ def build_app(settings: Settings) -> App:
         bots=bots,
         tournaments=tournaments,
         metrics_http=metrics_http,
+        house_bots=house_bots,
     )
 
 

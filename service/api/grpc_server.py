@@ -17,6 +17,9 @@ from service.api.grpc_observe import CallObserver
 from service.api.grpc_reflect import add_reflection
 from service.api.ports import unavailable
 from service.app.games import Games
+from service.app.house_strategies import house_bot_strategies
+from service.app.records import timestamp
+from service.app.stream_tickets import StreamTickets
 from service.app.time_control import TimeControl
 
 __all__ = ["GameServicer", "GrpcServer", "Service", "build_grpc_server"]
@@ -39,8 +42,9 @@ def _optional(request: Any, field: str) -> Any:
 class GameServicer(pb_grpc.GameServiceServicer):
     """Decodes requests, calls one use case, encodes the reply; errors go through ``grpc_errors``."""
 
-    def __init__(self, games: Games) -> None:
+    def __init__(self, games: Games, tickets: StreamTickets) -> None:
         self._games = games
+        self._tickets = tickets
 
     @grpc_errors
     async def ListGameTypes(self, request: pb.ListGameTypesRequest, context: Context) -> pb.ListGameTypesResponse:
@@ -59,6 +63,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
                         )
                         for o in spec.options
                     ],
+                    bot_strategies=house_bot_strategies(spec.name),
                 )
                 for spec in self._games.game_types()
             ]
@@ -74,6 +79,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             _optional(request, "seed"),
             keep_hidden=request.keep_hidden_after_end,
             time_control=TimeControl.from_proto(request.time_control) if request.HasField("time_control") else None,
+            house_bots=[(bot.seat, bot.strategy) for bot in request.house_bots],
         )
         return pb.CreateGameResponse(game=summary)
 
@@ -111,7 +117,11 @@ class GameServicer(pb_grpc.GameServiceServicer):
     @grpc_stream_errors
     async def WatchGame(self, request: pb.WatchGameRequest, context: Context) -> AsyncIterator[pb.WatchGameResponse]:
         """Stream events, history then live."""
-        events = self._games.watch(request.game_id, request.from_version, _optional(request, "seat"), _token(context))
+        seat = _optional(request, "seat")
+        if request.stream_ticket:
+            events = self._tickets.watch(request.game_id, request.from_version, seat, request.stream_ticket)
+        else:
+            events = self._games.watch(request.game_id, request.from_version, seat, _token(context))
         async for event in events:
             yield pb.WatchGameResponse(event=event)
 
@@ -127,6 +137,14 @@ class GameServicer(pb_grpc.GameServiceServicer):
         return await self._games.list_events(
             request.game_id, request.from_version, request.page_size, _optional(request, "seat"), _token(context)
         )
+
+    @grpc_errors
+    async def CreateStreamTicket(
+        self, request: pb.CreateStreamTicketRequest, context: Context
+    ) -> pb.CreateStreamTicketResponse:
+        """A single-use ticket that opens the seat's event stream."""
+        ticket, expires_ms = await self._tickets.issue(request.game_id, request.seat, _token(context))
+        return pb.CreateStreamTicketResponse(stream_ticket=ticket, expires_at=timestamp(expires_ms))
 
 
 @dataclass

@@ -61,6 +61,7 @@ ERRORS: dict[str, ErrorKind] = {
     "auth/missing_admin_key": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
     "auth/bad_admin_key": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403),
     "auth/bad_bot_key": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403),
+    "auth/bad_ticket": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
     "tournament/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
     "tournament/bad_config": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
     "tournament/started": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),

@@ -23,6 +23,7 @@ from service.app.access import authorize_seat
 from service.app.commands import Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
+from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
@@ -30,7 +31,7 @@ from service.app.time_control import ClockRange, TimeControl
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
-__all__ = ["Games"]
+__all__ = ["Games", "check_house_bots"]
 
 log = structlog.get_logger("parlour.games")
 
@@ -141,6 +142,7 @@ class Games:
         keep_hidden: bool = False,
         time_control: TimeControl | None = None,
         holders: Holders | None = None,
+        house_bots: Sequence[tuple[int, str]] = (),
     ) -> game_service_pb2.GameSummary:
         """Create a game, deal it from ``seed`` (random when None) and store its setup events. With
         ``keep_hidden`` its hidden information stays redacted per seat after the end; with
@@ -148,7 +150,8 @@ class Games:
 
         ``holders`` (given the new game's id, the player name and seat token of every seat) reserves
         the seats in the same write that creates the game, so no one else can ever claim them (the
-        tournament scheduler's games)."""
+        tournament scheduler's games). ``house_bots`` ((seat, strategy) pairs, checked by
+        :func:`check_house_bots`) are seats the server plays."""
         game = get_game(name)
         if game is None:
             raise _unknown_game(name)
@@ -160,9 +163,10 @@ class Games:
             raise from_game_error(error) from error
         if seed is not None and not 1 <= len(seed) <= 256:
             raise ServiceError("request/invalid", f"a seed must be 1 to 256 bytes long, not {len(seed)}")
+        house = check_house_bots(name, seats, house_bots)
         events = game.start(config, seed if seed is not None else secrets.token_bytes(32))
         game_id = secrets.token_hex(8)
-        meta = new_meta(game, config, reveal_after_end=not keep_hidden, time_control=time_control)
+        meta = new_meta(game, config, reveal_after_end=not keep_hidden, time_control=time_control, house_bots=house)
         if holders is not None:
             meta.update(_reserved_seats(holders(game_id), config.seats))
         await self._store.create(game_id, meta, [NewEvent(e.SerializeToString()) for e in events])
@@ -289,6 +293,20 @@ class Games:
         submission = Submission(record, seat, command, inner, expected_version, command_id, timed_out=True)
         return await self._apply(submission)
 
+    async def play_for_house(
+        self, game_id: str, seat: int, command: game_pb2.Command, *, expected_version: int, command_id: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Submit ``command`` for a seat the server plays itself (a house bot), with the server's authority
+        (no token). request/invalid if the seat is not a house bot's; otherwise as :meth:`submit`."""
+        record = await self._record(game_id)
+        if seat not in record.house_bots:
+            raise ServiceError("request/invalid", f"seat {seat} of game {game_id} is not played by the server")
+        try:
+            inner = unwrap_command(record.game, command)
+        except GameError as error:
+            raise from_game_error(error) from error
+        return await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
+
     async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
         """Apply a submission under this process's per-game lock, then tell the observers."""
         game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
@@ -336,11 +354,43 @@ class Games:
         event."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        record = await self._authorized(game_id, seat, token, acting=False)
+        await self._authorized(game_id, seat, token, acting=False)
+        async for event in self.watch_checked(game_id, from_version, seat):
+            yield event
+
+    async def watch_checked(self, game_id: str, from_version: int, seat: int | None) -> AsyncIterator[game_pb2.Event]:
+        """As :meth:`watch`, for a reader whose right to watch as ``seat`` the caller has checked (a stream
+        ticket)."""
+        if from_version < 0:
+            raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
+        record = await self._record(game_id, fresh=True)
         if record.finished and max(from_version, 1) > record.version:
             return
         async for stored in self._store.tail(game_id, from_version):
             yield client_event(record.game, stored, seat, finished=record.public)
+
+    async def check_token(self, game_id: str, seat: int, token: str | None) -> None:
+        """Raise game/not_found or auth/* unless ``token`` is the token of ``seat`` of the game (whether or
+        not the game is over)."""
+        await self._authorized(game_id, seat, token, acting=True)
+
+
+def check_house_bots(game: str, seats: int, house_bots: Sequence[tuple[int, str]]) -> dict[int, str]:
+    """The house bots by seat; request/invalid unless each has its own seat of the game and a strategy
+    that plays ``game``."""
+    known = house_bot_strategies(game)
+    chosen: dict[int, str] = {}
+    for seat, strategy in house_bots:
+        if seat in chosen:
+            raise ServiceError("request/invalid", f"house bot seat {seat} is given twice; give each seat once")
+        chosen[seat] = strategy
+        if not 0 <= seat < seats:
+            raise ServiceError("request/invalid", f"house bot seat {seat} does not exist: seats are 0 to {seats - 1}")
+        if strategy not in known:
+            raise ServiceError(
+                "request/invalid", f"no house bot strategy {strategy[:40]!r} for {game}; use one of: {', '.join(known)}"
+            )
+    return chosen
 
 
 def _reserved_seats(holders: Sequence[tuple[str, str]], seats: int) -> dict[str, str]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -11,6 +12,7 @@ from engines.contract import AnyGame, GameConfig, Result
 from engines.registry import get_game
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.time_control import TimeControl
+from service.app.tokens import hash_token, new_token
 
 __all__ = ["GameRecord", "SeatClaim", "new_meta", "result_meta", "timestamp"]
 
@@ -42,6 +44,8 @@ class GameRecord:
     results: tuple[dict[str, int], ...]
     reveal_after_end: bool = True
     time_control: TimeControl | None = None
+    #: Seats the server plays itself, by seat: the built-in strategy's name.
+    house_bots: dict[int, str] = field(default_factory=dict)
 
     @property
     def finished(self) -> bool:
@@ -67,10 +71,11 @@ class GameRecord:
         options = json.loads(meta.get("options", "{}"))
         config = GameConfig(seats=int(meta["seats"]), options=tuple(sorted(options.items())))
         claims = {
-            int(field.split(":")[1]): SeatClaim(**json.loads(value))
-            for field, value in meta.items()
-            if field.startswith("seat:")
+            int(name.split(":")[1]): SeatClaim(**json.loads(value))
+            for name, value in meta.items()
+            if name.startswith("seat:")
         }
+        house_bots = {int(name.split(":")[1]): value for name, value in meta.items() if name.startswith("house:")}
         return cls(
             game_id=game_id,
             game=game,
@@ -83,6 +88,7 @@ class GameRecord:
             results=tuple(json.loads(meta.get("result", "[]"))),
             reveal_after_end=meta.get("reveal_after_end", "true") == "true",
             time_control=TimeControl.from_json(meta["time_control"]) if "time_control" in meta else None,
+            house_bots=house_bots,
         )
 
     def summary(self) -> game_service_pb2.GameSummary:
@@ -99,7 +105,12 @@ class GameRecord:
         )
         for seat in range(self.config.seats):
             claim = self.claims.get(seat)
-            summary.seats.add(seat=seat, claimed=claim is not None, player_name=claim.name if claim else "")
+            summary.seats.add(
+                seat=seat,
+                claimed=claim is not None,
+                player_name=claim.name if claim else "",
+                house_bot=self.house_bots.get(seat, ""),
+            )
         summary.results.extend(self.seat_results())
         if self.time_control is not None:
             summary.time_control.CopyFrom(self.time_control.to_proto())
@@ -119,9 +130,15 @@ class GameRecord:
 
 
 def new_meta(
-    game: AnyGame, config: GameConfig, *, reveal_after_end: bool = True, time_control: TimeControl | None = None
+    game: AnyGame,
+    config: GameConfig,
+    *,
+    reveal_after_end: bool = True,
+    time_control: TimeControl | None = None,
+    house_bots: Mapping[int, str] | None = None,
 ) -> dict[str, str]:
-    """The metadata of a new game."""
+    """The metadata of a new game. Each house bot's seat is claimed at once, named after its strategy, with
+    the hash of a token nobody is given (the server plays it with its own authority)."""
     meta = {
         "game": game.spec.name,
         "rules_version": game.spec.rules_version,
@@ -132,6 +149,11 @@ def new_meta(
     }
     if time_control is not None:
         meta["time_control"] = time_control.to_json()
+    for seat, strategy in (house_bots or {}).items():
+        meta[f"house:{seat}"] = strategy
+        meta[f"seat:{seat}"] = json.dumps(
+            SeatClaim(name=f"{strategy} bot", token_hash=hash_token(new_token())).__dict__
+        )
     return meta
 
 

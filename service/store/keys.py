@@ -29,6 +29,10 @@ class Keys:
         """The latest state snapshot (hash: version, tag, blob)."""
         return f"{self.prefix}:{{g:{game_id}}}:snap"
 
+    def ticket(self, game_id: str, ticket_hash: str) -> str:
+        """A stream ticket of the game (value: its seat; expires by itself), by the ticket's hash."""
+        return f"{self.prefix}:{{g:{game_id}}}:ticket:{ticket_hash}"
+
     def clock(self, game_id: str) -> str:
         """The game's clock (hash: time control, per-seat bank, timeouts, dropped flag, clock start)."""
         return f"{self.prefix}:{{g:{game_id}}}:clock"

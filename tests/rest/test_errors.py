@@ -251,6 +251,16 @@ async def test_replay_errors(api: JsonClient) -> None:
     await expect(409, "game/hidden", api.call("GET", f"/v1/games/{hidden_id}:export"))
 
 
+async def test_a_used_stream_ticket_is_401(api: JsonClient, server: RunningServer) -> None:
+    game_id, tokens = await create_with_seats(api, "oldmen", 3)
+    ticket = await api.call("POST", f"/v1/games/{game_id}/streamTickets", {"seat": 0}, token=tokens[0])
+    query = {"seat": 0, "streamTicket": ticket["streamTicket"]}
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{server.http_url}/v1/games/{game_id}:watch", params=query) as reply:
+            assert reply.status == 200
+        await expect(401, "auth/bad_ticket", api.call("GET", f"/v1/games/{game_id}:watch", **query))
+
+
 class _BrokenGames:
     """A GameService whose every call fails unexpectedly (a fake, to reach the server's last resort)."""
 
