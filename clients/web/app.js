@@ -1,10 +1,12 @@
-// Parlour's spectator and replay page: a lobby, a live view of a game, and a replay of a finished one.
-// Routes (in the URL's hash): #/  ·  #/watch/<game id>  ·  #/replay/<game id>?seat=<n>&version=<v>
+// Parlour's page: a lobby, a new table, playing a seat, a live view of a game, and a replay of a finished one.
+// Routes (in the URL's hash): #/  ·  #/new  ·  #/play/<game id>/<seat>?token=<seat token>  ·  #/watch/<game id>
+// ·  #/replay/<game id>?seat=<n>&version=<v>
 import { ApiError, allEvents, gameTypes, getGame, getView, listGames, viewAtVersionSupported, watch } from "./api.js";
 import { describeEvent, el, tree } from "./games/common.js";
 import * as libertalia from "./games/libertalia.js";
 import * as oldmen from "./games/oldmen.js";
 import * as verraeter from "./games/verraeter.js";
+import { newGamePage, playPage } from "./play.js";
 
 const RENDERERS = { oldmen, verraeter, libertalia };
 const main = document.getElementById("main");
@@ -16,6 +18,7 @@ const FINISHED = "GAME_STATUS_FINISHED";
 const time = (stamp) => (stamp ? new Date(stamp).toLocaleString() : "");
 const names = (summary) => (summary.seats || []).map((s) => s.playerName || "");
 const contextOf = (summary, seat) => ({ names: names(summary), seat });
+const learn = (context, view, events) => RENDERERS[view?.game]?.learn?.(context, view, events);
 
 function renderBoard(view, context) {
   const game = view.game;
@@ -80,7 +83,8 @@ async function lobby() {
   const filter = el("select", { id: "game-filter", "aria-label": "game" }, el("option", { value: "" }, "all games"),
     Object.entries(titles).map(([name, title]) => el("option", { value: name }, title)));
   const tables = el("div", { id: "lobby-tables" }, el("p", {}, "loading…"));
-  main.replaceChildren(el("h1", {}, "Games"), el("p", {}, "Show ", filter, " — the list refreshes by itself."), tables);
+  main.replaceChildren(el("h1", {}, "Games"), el("p", {}, el("a", { href: "#/new", id: "new-table", class: "button" }, "New table"), " — play against bots or friends."),
+    el("p", {}, "Show ", filter, " — the list refreshes by itself."), tables);
   let timer;
   const refresh = async () => {
     try {
@@ -109,6 +113,7 @@ async function watchPage(id) {
   let summary = await getGame(id);
   const context = contextOf(summary);
   let view = await getView(id);
+  learn(context, view);
   const boardSlot = el("div", { class: "board-slot" }, renderBoard(view, context));
   const log = el("ol", { id: "event-log", class: "event-log", reversed: true });
   const state = el("span", { id: "watch-state" }, "connecting…");
@@ -135,6 +140,7 @@ async function watchPage(id) {
     }
   };
   const history = await allEvents(id);
+  learn(context, view, history);
   log.replaceChildren(...history.slice(-200).reverse().map((e) => eventItem(e, context)));
   const seen = Math.max(Number(view.version), Number(history.at(-1)?.version ?? 0));
   const stop = watch(id, seen + 1, {
@@ -158,6 +164,7 @@ async function replayPage(id, params) {
   const seat = params.get("seat") === null || params.get("seat") === "" ? undefined : Number(params.get("seat"));
   const context = contextOf(summary, seat);
   const [events, finalView, atVersion] = await Promise.all([allEvents(id, seat), getView(id, seat), viewAtVersionSupported()]);
+  learn(context, finalView, events);
   const last = events.length;
   let version = Math.min(Math.max(Number(params.get("version") ?? last), 0), last);
 
@@ -240,7 +247,11 @@ async function route() {
     if (!Object.keys(titles).length) {
       titles = Object.fromEntries((await gameTypes()).gameTypes.map((t) => [t.name, t.title]));
     }
-    if (parts[0] === "watch" && parts[1]) await watchPage(parts[1]);
+    if (parts[0] === "new") await newGamePage(main);
+    else if (parts[0] === "play" && parts[1] && /^\d+$/.test(parts[2] || "")) {
+      await playPage(main, parts[1], Number(parts[2]), new URLSearchParams(query),
+        { titles, renderBoard, connection, renderers: RENDERERS, setLeave: (stop) => { leave = stop; } });
+    } else if (parts[0] === "watch" && parts[1]) await watchPage(parts[1]);
     else if (parts[0] === "replay" && parts[1]) await replayPage(parts[1], new URLSearchParams(query));
     else await lobby();
   } catch (error) {

@@ -67,12 +67,25 @@ function formatLeaf(value) {
   return value === "" ? "—" : String(value);
 }
 
-// A one-line description of any event: its kind and its fields, seats by player name.
+// Sentences for each game's events, registered by the game modules: game -> kind -> (fields, context) -> text.
+export const SENTENCES = {};
+
+// A one-line description of any event, as a sentence a player understands when the game's module has one
+// for its kind; otherwise its kind and its fields in words, seats by player name.
 export function describeEvent(event, context) {
   const game = ["oldmen", "verraeter", "libertalia"].find((g) => event[g]) || Object.keys(event).find((k) => typeof event[k] === "object" && k !== "recordedAt");
   const inner = event[game] || {};
   const kind = Object.keys(inner)[0] || "event";
   const fields = inner[kind] || {};
+  const sentence = SENTENCES[game]?.[kind];
+  if (sentence) {
+    try {
+      const text = sentence(fields, context);
+      if (text) return text[0].toUpperCase() + text.slice(1);
+    } catch (error) {
+      console.warn(`no sentence for ${game} ${kind}: ${error.message}`);
+    }
+  }
   const parts = Object.entries(fields)
     .filter(([, v]) => !(Array.isArray(v) && !v.length) && v !== "" && !isUnset(v))
     .filter(([k]) => !/seed/i.test(k))
@@ -109,4 +122,83 @@ export function remaining(board, shown) {
   const node = tree(rest, "more details");
   node.open = false;
   return node;
+}
+
+// --- playing: legal commands on the board ---------------------------------------------------------
+//
+// A board renderer calls `actOn(node, key, context)` on each thing a player may click (a card in the hand,
+// a land, a character). When the view's legal commands include some whose target is `key` (a game's
+// `commandTarget`), the node becomes a control: with one command it is a button carrying
+// `data-legal-command="<index in view.legalCommands>"`; with several it opens a small menu of them. The
+// commands no board element took are listed beside the board by the play page (passes, choices).
+
+export function actOn(node, key, context) {
+  const play = context.play;
+  const entries = play?.byTarget.get(key);
+  if (!entries?.length) return node;
+  for (const entry of entries) play.placed.add(entry.index);
+  node.classList.add("legal");
+  if (entries.length === 1) return commandControl(node, entries[0], play);
+  const menu = el("span", { class: "choice-menu", hidden: true, role: "group", "aria-label": "choose" },
+    entries.map((entry) => commandButton(entry, play)));
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-expanded", "false");
+  node.setAttribute("aria-label", `${node.textContent.trim()}: ${entries.length} choices`);
+  const toggle = (event) => {
+    if (event.target.closest(".choice-menu")) return;
+    menu.hidden = !menu.hidden;
+    node.setAttribute("aria-expanded", String(!menu.hidden));
+    if (!menu.hidden) menu.querySelector("button")?.focus();
+  };
+  node.addEventListener("click", toggle);
+  node.addEventListener("keydown", (event) => {
+    if ((event.key === "Enter" || event.key === " ") && event.target === node) { event.preventDefault(); toggle(event); }
+  });
+  node.append(menu);
+  return node;
+}
+
+function commandControl(node, entry, play) {
+  node.dataset.legalCommand = entry.index;
+  node.setAttribute("role", "button");
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("aria-label", entry.label);
+  node.title = entry.label;
+  node.addEventListener("click", () => play.submit(entry.index));
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play.submit(entry.index); }
+  });
+  return node;
+}
+
+// A button for one legal command, labelled in words.
+export function commandButton(entry, play) {
+  return el("button", { type: "button", class: "command", "data-legal-command": entry.index, onclick: () => play.submit(entry.index) }, entry.label);
+}
+
+// The inner command of a game's Command envelope: [kind, fields].
+export function commandKind(command, game) {
+  const inner = command[game] || {};
+  const kind = Object.keys(inner)[0] || "";
+  return [kind, inner[kind] || {}];
+}
+
+// A generic label for a command no game module names: its kind and fields in words.
+export function genericLabel(kind, fields, context) {
+  const parts = Object.entries(fields).filter(([, v]) => v !== "" && !isUnset(v) && !(Array.isArray(v) && !v.length))
+    .map(([k, v]) => `${words(k)} ${short(k, v, context)}`);
+  return `${words(kind)}${parts.length ? ` (${parts.join(", ")})` : ""}`;
+}
+
+// "Anna" for another seat, "you" for the seat playing.
+export function who(context, seat) {
+  return context.seat !== undefined && seat === context.seat ? "you" : playerName(context, seat);
+}
+
+// A list of names read as a sentence: "Anna, Ben and Carl".
+export function listed(items) {
+  const list = items.filter((x) => x !== undefined && x !== null && x !== "");
+  if (list.length <= 1) return list.join("");
+  return `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
 }

@@ -1,30 +1,38 @@
-// Old Men of the Forest: the trick, each seat's hand, pool and saved orangutans, and the orangutan row.
-import { el, enumName, header, remaining, seatBadge } from "./common.js";
+// Old Men of the Forest: the trick, each seat's hand, pool and saved orangutans, and the orangutan row;
+// the seat's legal commands on its cards, the trick and the orangutans; the log as sentences.
+import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who } from "./common.js";
 
 const colour = (c) => enumName(c, "OLDMEN_COLOUR_");
+const cardText = (c) => (c ? `${colour(c.colour)} ${c.value}` : "a card");
+const cards = (list) => listed((list || []).map(cardText));
 
 export function card(c, extra = "") {
-  return el("span", { class: `card oldmen-${colour(c.colour)} ${extra}`, title: `${colour(c.colour)} ${c.value}` }, String(c.value));
+  // The colour's name is printed as well as shown, so colour is never the only carrier of information.
+  return el("span", { class: `card oldmen-${colour(c.colour)} ${extra}`, title: cardText(c) },
+    el("span", { class: "card-value" }, String(c.value)), el("span", { class: "card-colour" }, colour(c.colour).slice(0, 3)));
 }
 
 const back = () => el("span", { class: "card back", title: "hidden card" }, "");
+const needsText = (o) => listed((o.needs || []).map(colour));
+const orangutanText = (o) => `the ${o.vp} VP orangutan (needs ${needsText(o)})`;
 
-function orangutan(o, needsPool) {
-  return el(
+function orangutan(o, context) {
+  const node = el(
     "div",
-    { class: "orangutan", "data-orangutan": o.id, title: `orangutan ${o.id}` },
+    { class: "orangutan", title: `${o.vp} VP orangutan, needs ${needsText(o)}` },
     el("div", { class: "orangutan-vp" }, `${o.vp} VP`),
-    el("div", { class: "orangutan-id" }, o.id),
-    el("div", { class: "needs" }, (o.needs || []).map((n) => el("span", { class: `dot oldmen-${colour(n)}`, title: colour(n) }))),
-    needsPool
+    el("div", { class: "needs" }, (o.needs || []).map((n) => el("span", { class: `dot oldmen-${colour(n)}`, title: colour(n) }, colour(n)[0].toUpperCase())))
   );
+  return actOn(node, `orangutan:${o.id}`, context);
 }
 
 function seatPanel(s, board, context) {
-  const hand = s.hand?.length ? s.hand.map((c) => card(c)) : Array.from({ length: s.handCount || 0 }, back);
+  const mine = context.seat === s.seat;
+  const hand = s.hand?.length
+    ? s.hand.map((c) => (mine ? actOn(card(c), `card:${c.colour}:${c.value}`, context) : card(c)))
+    : Array.from({ length: s.handCount || 0 }, back);
   const saved = (s.saved || []).map((o) =>
-    el("span", { class: "saved", title: `${o.orangutanId}: ${o.vp} VP, ${o.tucked?.length || 0} cards under it` },
-      `${o.orangutanId} (${o.vp} VP, −${(o.tucked || []).length})`)
+    el("span", { class: "saved", title: `${o.vp} VP, ${o.tucked?.length || 0} cards under it` }, `${o.vp} VP (−${(o.tucked || []).length})`)
   );
   const roles = [];
   if (board.leader === s.seat) roles.push("leader");
@@ -32,8 +40,8 @@ function seatPanel(s, board, context) {
   if (board.secondWinner === s.seat) roles.push("2nd winner");
   return el(
     "section",
-    { class: `seat-panel seat-${s.seat}`, "data-seat": s.seat },
-    el("h3", {}, seatBadge(context, s.seat), roles.length ? el("small", {}, ` ${roles.join(", ")}`) : null),
+    { class: `seat-panel seat-${s.seat}${mine ? " mine" : ""}`, "data-seat": s.seat },
+    el("h3", {}, seatBadge(context, s.seat), mine ? el("small", {}, " (you)") : null, roles.length ? el("small", {}, ` ${roles.join(", ")}`) : null),
     el("div", { class: "score" }, `score ${s.score}`, board.matchDeals > 1 ? ` · match ${s.matchScore}` : ""),
     el("div", { class: "row" }, el("span", { class: "label" }, "hand"), el("span", { class: "hand" }, hand)),
     el("div", { class: "row" }, el("span", { class: "label" }, "pool"), el("span", { class: "pool" }, (s.pool || []).map((c) => card(c)))),
@@ -44,7 +52,8 @@ function seatPanel(s, board, context) {
 export function render(view, context) {
   const b = view.oldmen;
   const trick = (b.trick || []).map((t) =>
-    el("div", { class: "trick-card" }, card(t.card, t.taken ? "taken" : ""), el("div", { class: "who" }, seatBadge(context, t.seat)))
+    actOn(el("div", { class: "trick-card" }, card(t.card, t.taken ? "taken" : ""), el("div", { class: "who" }, seatBadge(context, t.seat)), t.taken ? el("div", { class: "who" }, "taken") : null),
+      `trick:${t.seat}`, context)
   );
   const shown = ["phase", "deal", "matchDeals", "round", "leader", "seats", "trick", "firstWinner", "secondWinner", "row", "deckCount", "discard", "undealtCount", "orangutans"];
   return el(
@@ -58,10 +67,68 @@ export function render(view, context) {
     ]),
     el("section", { class: "forest" },
       el("h3", {}, "Orangutan row"),
-      el("div", { class: "orangutan-row" }, (b.row || []).map((o) => orangutan(o)))),
+      el("div", { class: "orangutan-row" }, (b.row || []).map((o) => orangutan(o, context)))),
     el("section", { class: "trick" }, el("h3", {}, "Trick"), el("div", { class: "trick-cards" }, trick.length ? trick : el("em", {}, "no card played yet"))),
     el("div", { class: "seats" }, (b.seats || []).map((s) => seatPanel(s, b, context))),
     el("section", { class: "discard" }, el("h3", {}, `Discard pile (${(b.discard || []).length})`), el("div", {}, (b.discard || []).map((c) => card(c, "small")))),
     remaining(b, shown)
   );
+}
+
+// --- commands ---------------------------------------------------------------------------------------
+
+export function commandTarget(kind, f) {
+  if (kind === "playCard") return `card:${f.card?.colour}:${f.card?.value}`;
+  if (kind === "takeCard") return `trick:${f.fromSeat ?? 0}`;
+  if (kind === "saveOrangutan") return `orangutan:${f.orangutanId}`;
+  return null;
+}
+
+export function commandLabel(kind, f, view, context) {
+  const row = [...(view.oldmen?.row || []), ...(view.oldmen?.orangutans || [])];
+  switch (kind) {
+    case "playCard": return `play the ${cardText(f.card)}`;
+    case "takeCard": return `take ${playerName(context, f.fromSeat ?? 0)}'s card`;
+    case "saveOrangutan": {
+      const o = row.find((x) => x.id === f.orangutanId);
+      return o ? `save ${orangutanText(o)}` : "save this orangutan";
+    }
+    case "declineSave": return "save no orangutan now";
+    default: return null;
+  }
+}
+
+// --- the log ----------------------------------------------------------------------------------------
+
+const vpOf = (context, id) => context.orangutans?.[id]?.vp;
+
+SENTENCES.oldmen = {
+  gameStarted: (f) => `A game of ${f.seats} players begins${f.matchDeals > 1 ? ` (a match of ${f.matchDeals} deals)` : ""}.`,
+  startPlayerDrawn: (f, c) => `Deal ${f.deal}: cards are drawn for the start; ${playerName(c, f.startSeat ?? 0)} leads.`,
+  handDealt: (f, c) => `${who(c, f.seat)} ${f.seat === c.seat ? "are" : "is"} dealt ${f.cards?.length ? cards(f.cards) : `${f.count} cards`}.`,
+  orangutanDeckShuffled: (f) => `The ${f.count} orangutans are shuffled.`,
+  orangutansRevealed: (f, c) => {
+    const vps = (f.orangutanIds || []).map((id) => vpOf(c, id)).filter((v) => v !== undefined);
+    const n = (f.orangutanIds || []).length;
+    return `${n === 1 ? "An orangutan joins" : `${n} orangutans join`} the row${vps.length ? ` (${vps.map((v) => `${v} VP`).join(", ")})` : ""}.`;
+  },
+  cardPlayed: (f, c) => `${who(c, f.seat ?? 0)} play${f.seat === c.seat ? "" : "s"} the ${cardText(f.card)}.`,
+  trickRanked: (f, c) => `${playerName(c, f.firstSeat ?? 0)} wins the trick, ${playerName(c, f.secondSeat ?? 0)} comes second.`,
+  cardTaken: (f, c) => `${who(c, f.seat ?? 0)} take${f.seat === c.seat ? "" : "s"} the ${cardText(f.card)} from ${playerName(c, f.fromSeat ?? 0)}.`,
+  cardsDiscarded: (f) => `${cards(f.cards) || "No card"} ${(f.cards || []).length === 1 ? "goes" : "go"} to the discard pile.`,
+  orangutanSaved: (f, c) => {
+    const vp = vpOf(c, f.orangutanId);
+    return `${who(c, f.seat ?? 0)} save${f.seat === c.seat ? "" : "s"} ${vp !== undefined ? `the ${vp} VP orangutan` : "an orangutan"} with ${cards(f.spent)}${f.tucked?.length ? `, tucking ${cards(f.tucked)} under it` : ""}.`;
+  },
+  saveDeclined: (f, c) => `${who(c, f.seat ?? 0)} save${f.seat === c.seat ? "" : "s"} no orangutan.`,
+  dealFinished: (f, c) => `Deal ${f.deal} is over: ${(f.scores || []).map((s) => `${playerName(c, s.seat ?? 0)} ${s.score}`).join(", ")}.`,
+  matchFinished: (f, c) => `The game is over: ${listed((f.winners || []).map((s) => playerName(c, s)))} win${(f.winners || []).length === 1 ? "s" : ""} (${(f.totals || []).map((s) => `${playerName(c, s.seat ?? 0)} ${s.score}`).join(", ")}).`,
+};
+
+// What the sentences need to know beyond an event: each orangutan's VP, from the board and the start.
+export function learn(context, view, events) {
+  const known = (context.orangutans ||= {});
+  for (const o of [...(view?.oldmen?.row || []), ...(view?.oldmen?.orangutans || [])]) known[o.id] = o;
+  for (const s of view?.oldmen?.seats || []) for (const o of s.saved || []) known[o.orangutanId] ||= { vp: o.vp };
+  for (const e of events || []) for (const o of e.oldmen?.gameStarted?.orangutans || []) known[o.id] = o;
 }
