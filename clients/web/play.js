@@ -13,7 +13,7 @@ const SEAT_KINDS = [
   ["person", "a person (gets an invitation link)"],
   ["house:greedy", "greedy bot, played by the server"],
   ["house:random", "random bot, played by the server"],
-  ["open", "left open (for `parlour bot` or any program to claim)"],
+  ["open", "left open (any program may claim it with ClaimSeat)"],
 ];
 
 function seatRow(n) {
