@@ -13,7 +13,7 @@ const SEAT_KINDS = [
   ["person", "a person (gets an invitation link)"],
   ["house:greedy", "greedy bot, played by the server"],
   ["house:random", "random bot, played by the server"],
-  ["open", "left open (any program may claim it with ClaimSeat)"],
+  ["open", "a bot you run (`parlour bot --join`) or any program that claims the seat"],
 ];
 
 function seatRow(n) {
@@ -93,7 +93,8 @@ async function createTable(type, count, form) {
     el("p", { class: "warning", role: "note" }, "⚠ Each link below is shown only this once and carries its seat's secret: whoever has a link plays that seat. ",
       "Copy each now and give it only to its player (open your own in this browser)."),
     el("ol", { class: "links" }, links),
-    open.length ? el("p", {}, `Open seats ${open.join(", ")}: any program can claim them (ClaimSeat on game `, el("span", { class: "mono" }, id), ").") : null,
+    open.length ? el("div", { class: "open-seats" }, el("p", {}, `Seat${open.length > 1 ? "s" : ""} ${open.join(", ")} ${open.length > 1 ? "are" : "is"} open: run a bot for ${open.length > 1 ? "each" : "it"} (or let any program claim ${open.length > 1 ? "them" : "it"} with ClaimSeat; 50051 is the default gRPC port):`),
+      open.map((seat) => el("pre", { class: "mono", "data-seat": seat }, `parlour bot --server ${location.hostname}:50051 --name bot-${seat} --strategy greedy --join ${id} --seat ${seat}`))) : null,
     el("p", {}, el("a", { href: `#/watch/${id}` }, "watch as a spectator")));
 }
 

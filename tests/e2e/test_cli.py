@@ -14,9 +14,10 @@ from google.protobuf import json_format
 from parlour.cli import replay as replay_cli
 from parlour.cli.main import build_parser
 from parlour.client import GameClient
+from parlour.v1 import game_pb2, game_service_pb2
 from service.bootstrap import build_app
 from service.config import Settings
-from tests.e2e.helpers import finish, seated_game
+from tests.e2e.helpers import finish, seated_game, stub
 
 PARLOUR = str(Path(sys.executable).parent / "parlour")
 
@@ -46,6 +47,25 @@ async def test_play_then_events_and_view(target: str) -> None:
     code, view, err = await _parlour("view", game_id.group(1), "--seat", "2", "--server", target)
     assert code == 0, err
     assert "seat: 2" in view and "GAME_STATUS_FINISHED" in view
+
+
+async def test_parlour_bot_joins_an_open_seat_of_a_table_the_server_plays_the_rest_of(target: str) -> None:
+    """`parlour bot --join` claims the open seat a person left in the web page's new table and plays it."""
+    channel, games = stub(target)
+    async with channel:
+        bots = [game_service_pb2.HouseBot(seat=s, strategy="greedy") for s in (0, 2)]
+        created = await games.CreateGame(game_service_pb2.CreateGameRequest(game="oldmen", seats=3, house_bots=bots))
+        game_id = created.game.game_id
+        code, out, err = await _parlour(
+            "bot", "--name", "joiner", "--join", game_id, "--strategy", "greedy", "--server", target
+        )
+        assert code == 0, err
+        summary = (await games.GetGame(game_service_pb2.GetGameRequest(game_id=game_id))).game
+    assert f"plays seat 1 of game {game_id}" in out
+    assert summary.status == game_pb2.GAME_STATUS_FINISHED
+    assert sorted(r.player_name for r in summary.results) == ["greedy bot", "greedy bot", "joiner"]
+    code, _, err = await _parlour("bot", "--name", "late", "--join", game_id, "--server", target)
+    assert code == 1 and "over" in err
 
 
 async def test_every_command_has_help() -> None:

@@ -8,6 +8,7 @@ import asyncio
 import json
 import random
 import re
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -274,3 +275,28 @@ async def test_a_phone_sized_screen_plays_with_the_keyboard(
     finally:
         await context.close()
     assert problems == []
+
+
+async def test_an_open_seat_is_played_by_parlour_bot_with_the_command_the_page_shows(
+    page: Page, server: RunningServer, api: JsonClient
+) -> None:
+    [link] = await _new_table(page, "oldmen", ["person", "open", "house:random"], ["Anna", "", ""])
+    game_id = _game_of(link)
+    shown = await page.locator('.open-seats pre[data-seat="1"]').inner_text()
+    assert shown.startswith("parlour bot ") and f"--join {game_id} --seat 1" in shown
+    args = shown.split()[1:]  # after "parlour"
+    args[args.index("--server") + 1] = server.grpc_target
+    process = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).parent / "parlour"),
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await page.goto(link)
+    try:
+        await _click_until_over(page, random.Random(5))
+    finally:
+        out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, err.decode()
+    assert f"game {game_id} is over" in out.decode()
+    assert sorted(r["playerName"] for r in await _standings(api, game_id)) == ["Anna", "bot-1", "random bot"]

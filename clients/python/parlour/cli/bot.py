@@ -8,7 +8,8 @@ import sys
 
 from parlour.bots import Bot, make_bot
 from parlour.channel import tls_of
-from parlour.client import ParlourError
+from parlour.client import GameClient, ParlourError
+from parlour.play import play_seat
 from parlour.runner import run_bot
 
 __all__ = ["register"]
@@ -19,11 +20,17 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     parser = commands.add_parser(
         "bot",
         parents=[server],
-        help="connect a bot to the server and play its assigned games",
+        help="connect a bot to the server and play its assigned games, or one open seat (--join)",
         description="Connect as a bot, play every seat the server assigns to it (tournament games), and "
-        "reconnect when the connection drops. Runs until interrupted (or --games games have ended).",
+        "reconnect when the connection drops. Runs until interrupted (or --games games have ended). With "
+        "--join GAME_ID it instead claims an open seat of that game (e.g. one left open in the web page's "
+        "new table form) and plays it to the end; no bot key is needed then.",
     )
-    parser.add_argument("--name", required=True, help="the bot's name on the server")
+    parser.add_argument("--name", required=True, help="the bot's name on the server (with --join: the player's)")
+    parser.add_argument("--join", metavar="GAME_ID", default=None, help="claim an open seat of this game and play it")
+    parser.add_argument(
+        "--seat", type=int, default=None, help="with --join: the seat to claim (default: the lowest open)"
+    )
     parser.add_argument(
         "--key",
         default=os.environ.get("PARLOUR_BOT_KEY"),
@@ -37,6 +44,11 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
 
 
 async def _run(args: argparse.Namespace) -> int:
+    if args.join:
+        return await _join(args)
+    if args.seat is not None:
+        print("parlour bot: --seat goes with --join GAME_ID", file=sys.stderr)
+        return 2
     if not args.key:
         print("parlour bot: give --key or set PARLOUR_BOT_KEY", file=sys.stderr)
         return 2
@@ -59,4 +71,25 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"parlour bot: {error}", file=sys.stderr)
         return 1
     print(f"bot {args.name}: {len(run.ended)} games ended, {run.moves} moves, {run.connections} connections")
+    return 0
+
+
+async def _join(args: argparse.Namespace) -> int:
+    """Claim a seat of game ``--join`` and play it with the strategy until the game is over."""
+    try:
+        async with GameClient(args.server, tls=tls_of(args)) as client:
+            summary = await client.game(args.join)
+            try:
+                bot = make_bot(args.strategy, summary.game, seed=args.seed)
+            except ValueError as error:
+                print(f"parlour bot: {error}", file=sys.stderr)
+                return 2
+            seat, token = await client.claim_seat(args.join, args.name, seat=args.seat)
+            print(f"bot {args.name} ({args.strategy}) plays seat {seat} of game {args.join}", flush=True)
+            final = await play_seat(client, args.join, seat, token, bot)
+    except ParlourError as error:
+        print(f"parlour bot: {error}", file=sys.stderr)
+        return 1
+    ranks = ", ".join(f"{r.rank}. {r.player_name} {r.score}" for r in final.results)
+    print(f"game {args.join} is over: {ranks}")
     return 0

@@ -1,0 +1,40 @@
+"""Every event of every game reads as a sentence on the page, and every command has words: the game modules
+of the page name each kind the protos define (a kind added to a proto without words fails here)."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf.descriptor import Descriptor
+from playwright.async_api import Page
+
+from parlour.v1 import libertalia_pb2, oldmen_pb2, verraeter_pb2
+
+MESSAGES = {
+    "oldmen": (oldmen_pb2.OldmenEvent, oldmen_pb2.OldmenCommand),
+    "verraeter": (verraeter_pb2.VerraeterEvent, verraeter_pb2.VerraeterCommand),
+    "libertalia": (libertalia_pb2.LibertaliaEvent, libertalia_pb2.LibertaliaCommand),
+}
+
+
+def _kinds(descriptor: Descriptor) -> list[str]:
+    return sorted(f.json_name for f in descriptor.oneofs_by_name["kind"].fields)
+
+
+@pytest.mark.parametrize("game", list(MESSAGES))
+async def test_each_event_and_command_of_the_game_has_words(page: Page, game: str) -> None:
+    event, command = MESSAGES[game]
+    await page.goto("/")
+    named = await page.evaluate(
+        """async ([game, commands]) => {
+          const common = await import("/games/common.js");
+          const module = await import(`/games/${game}.js`);
+          const view = { game, seat: 0, [game]: {} };
+          const context = { names: ["Anna", "Ben", "Carl"], seat: 0 };
+          return {
+            events: Object.keys(common.SENTENCES[game]).sort(),
+            commands: commands.filter((kind) => module.commandLabel(kind, {}, view, context)),
+          };
+        }""",
+        [game, _kinds(command.DESCRIPTOR)],
+    )
+    assert named == {"events": _kinds(event.DESCRIPTOR), "commands": _kinds(command.DESCRIPTOR)}
