@@ -96,7 +96,18 @@ class App:
             self.tasks.append(asyncio.create_task(self.clocks.run()))
         if self.tournaments is not None:
             self.tasks.append(asyncio.create_task(self.tournaments.run()))
+        if self.house_bots is not None:
+            self.tasks.append(asyncio.create_task(self._resume_house_bots(self.house_bots)))
         log.info("server started", grpc_port=self.grpc_port, http_port=self.http_port, redis=self.redis.url)
+
+    async def _resume_house_bots(self, house_bots: HouseBots) -> None:
+        """Let the house seats that had to act while no server ran move (a failure is logged, not fatal)."""
+        try:
+            resumed = await house_bots.resume_all()
+        except Exception as error:  # the server serves on; those seats move when their games next change
+            log.warning("house bots not resumed", error=repr(error))
+        else:
+            log.info("house bots resumed", games=resumed)
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stop serving (calls in flight get ``grace`` seconds), then close Redis."""

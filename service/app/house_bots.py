@@ -7,8 +7,9 @@ authority at the version it was chosen for, with the command id ``house:<game>:<
 retry or a second server doing the same appends nothing twice, and a choice overtaken by another seat's
 move is dropped (that move is reported in turn, and the seat chooses again).
 
-Nothing fancy survives a restart: a house seat that had to act while its server stopped moves again when
-the game next changes through a server, or when :meth:`HouseBots.resume` is called for it.
+A server that stopped while a house seat had to act leaves that seat waiting; every server process calls
+:meth:`HouseBots.resume_all` when it starts, which looks at every running game with house seats once
+(several processes doing so at once append each move once, by its command id).
 """
 
 from __future__ import annotations
@@ -71,6 +72,18 @@ class HouseBots:
     async def resume(self, game_id: str) -> None:
         """Make the game's house seats that must act now move (after a restart, for instance)."""
         await self.games.tell_observers(game_id)
+
+    async def resume_all(self) -> int:
+        """Resume every running game that has house seats (see :meth:`resume`); the number of such games."""
+        resumed, token = 0, ""
+        while True:
+            games, token = await self.games.list_games("", game_pb2.GAME_STATUS_RUNNING, 500, token)
+            for summary in games:
+                if any(seat.house_bot for seat in summary.seats):
+                    await self.resume(summary.game_id)
+                    resumed += 1
+            if not token:
+                return resumed
 
     async def idle(self) -> None:
         """Wait until no move started so far is still running (for tests and shutdown)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import uuid
@@ -10,6 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from service.app.games import Games
 from tests.rest.harness import HttpError, JsonClient, RunningServer, sse_messages
 
 GAMES = ["oldmen", "verraeter", "libertalia"]
@@ -95,3 +97,17 @@ async def test_a_bad_house_bot_is_refused_with_a_sentence(api: JsonClient, bots:
 async def test_the_game_types_name_the_house_bot_strategies(api: JsonClient) -> None:
     types = (await api.call("GET", "/v1/gameTypes"))["gameTypes"]
     assert {t["name"]: t["botStrategies"] for t in types} == {g: ["greedy", "random"] for g in GAMES}
+
+
+async def test_house_seats_left_waiting_by_a_stopped_server_move_when_a_server_starts(app: Any) -> None:
+    """A game stored with its house seat to act, by a process that did not play it (as a server stopped
+    right after storing the last move), goes on once a server's start-up resume has run."""
+    quiet = Games(app.store)  # the same store, and no house bot observing it
+    summary = await quiet.create_game(
+        "oldmen", 3, {}, b"resume", house_bots=[(0, "greedy"), (1, "greedy"), (2, "random")]
+    )
+    events = quiet.watch(summary.game_id, summary.version + 1, None, None)
+    assert await app.house_bots.resume_all() >= 1
+    moved = await asyncio.wait_for(anext(events), 30)
+    assert moved.command_id.startswith(f"house:{summary.game_id}:")
+    await events.aclose()
