@@ -11,12 +11,14 @@ from typing import Any
 import structlog
 from google.protobuf.descriptor import ServiceDescriptor
 
-from parlour.v1 import bot_service_pb2, game_service_pb2, replay_service_pb2, tournament_service_pb2
+from parlour.v1 import admin_service_pb2, bot_service_pb2, game_service_pb2, replay_service_pb2, tournament_service_pb2
+from parlour.v1.admin_service_pb2_grpc import add_AdminServiceServicer_to_server
 from parlour.v1.bot_service_pb2_grpc import add_BotServiceServicer_to_server
 from parlour.v1.game_service_pb2_grpc import add_GameServiceServicer_to_server
 from parlour.v1.replay_service_pb2_grpc import add_ReplayServiceServicer_to_server
 from parlour.v1.tournament_service_pb2_grpc import add_TournamentServiceServicer_to_server
 from service import metrics
+from service.api.grpc_admin import AdminServicer
 from service.api.grpc_bots import BotServicer, TournamentServicer
 from service.api.grpc_gate import GateInterceptor
 from service.api.grpc_replay import ReplayServicer
@@ -25,9 +27,11 @@ from service.api.ports import PortUnavailableError
 from service.api.rest import HttpServer, build_http_server
 from service.api.rest.server import MetricsPage, build_metrics_server
 from service.api.tls import TlsFiles
+from service.app.api_keys import ApiKeys
 from service.app.bots import Bots
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.games import Games
+from service.app.gate import Gate
 from service.app.house_bots import HouseBots
 from service.app.limits import Limits, LimitSettings
 from service.app.records import FINISHED, RUNNING
@@ -37,6 +41,7 @@ from service.app.time_control import ClockRange
 from service.app.tournaments.limits import FieldLimits
 from service.app.tournaments.service import Tournaments
 from service.config import Settings
+from service.store.api_keys import RedisApiKeys
 from service.store.bots import RedisBots
 from service.store.clocks import RedisClocks
 from service.store.connection import RedisConnection, open_redis
@@ -153,7 +158,8 @@ def build_app(settings: Settings) -> App:
     )
     house_bots.attach(games)
     tickets = StreamTickets(RedisTickets(redis.client, Keys(settings.key_prefix)), games, now_ms)
-    bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks)
+    api_keys = ApiKeys(RedisApiKeys(redis.client, Keys(settings.key_prefix)), required=settings.require_api_key)
+    bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks, api_keys)
     tournaments = Tournaments(
         RedisTournaments(redis.client, Keys(settings.key_prefix)),
         games,
@@ -179,8 +185,13 @@ def build_app(settings: Settings) -> App:
             TournamentServicer(tournaments, settings.admin_key),
             add_TournamentServiceServicer_to_server,
         ),
+        Service(
+            _descriptor(admin_service_pb2, "AdminService"),
+            AdminServicer(api_keys, bots, games, settings.admin_key),
+            add_AdminServiceServicer_to_server,
+        ),
     ]
-    limits = Limits(limit_settings(settings))
+    gate = Gate(Limits(limit_settings(settings)), api_keys)
     tls = TlsFiles(settings.tls_cert, settings.tls_key) if settings.tls_cert and settings.tls_key else None
     try:
         grpc_server = build_grpc_server(
@@ -188,7 +199,7 @@ def build_app(settings: Settings) -> App:
             host=settings.grpc_host,
             port=settings.grpc_port,
             max_message_bytes=settings.max_message_bytes,
-            interceptors=[GateInterceptor(limits)],
+            interceptors=[GateInterceptor(gate)],
             tls=tls.grpc_credentials() if tls else None,
         )
     except PortUnavailableError:
@@ -202,7 +213,7 @@ def build_app(settings: Settings) -> App:
         max_body_bytes=settings.max_message_bytes,
         web_dir=settings.web_dir or _repository_web_dir(),
         metrics_page=page,
-        limits=limits,
+        gate=gate,
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()

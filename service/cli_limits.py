@@ -10,7 +10,7 @@ from typing import Any
 from service.app.limits import check_rate
 from service.config import Settings
 
-__all__ = ["add_limit_flags", "limit_overrides"]
+__all__ = ["add_key_flag", "add_limit_flags", "limit_overrides"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
     """Add a ``--max-...``-style flag for every limit, defaulting to the Settings value."""
     defaults = {f.name: f.default for f in fields(Settings)}
     group = parser.add_argument_group("limits")
+    add_key_flag(group)  # type: ignore[arg-type]  # an argument group takes the same add_argument
     for flag in _FLAGS:
         group.add_argument(
             "--" + flag.field.replace("_", "-"),
@@ -49,9 +50,24 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def add_key_flag(parser: argparse.ArgumentParser) -> None:
+    """``--require-api-key``."""
+    parser.add_argument(
+        "--require-api-key",
+        action="store_true",
+        default=None,
+        help="creating games, claiming seats and registering new bot names need an API key (x-parlour-api-key; "
+        "the admin makes keys with AdminService); default: keys are optional",
+    )
+
+
 def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The limits given on the command line, by Settings field; raises SystemExit for a negative one."""
-    given = {flag.field: getattr(args, flag.field) for flag in _FLAGS if getattr(args, flag.field) is not None}
+    given: dict[str, Any] = {
+        flag.field: getattr(args, flag.field) for flag in _FLAGS if getattr(args, flag.field) is not None
+    }
+    if getattr(args, "require_api_key", None):
+        given["require_api_key"] = True
     for name, value in given.items():
         flag = "--" + name.replace("_", "-")
         if isinstance(value, int) and value < 0:

@@ -56,6 +56,9 @@ class Settings:
     max_streams: int = 1000
     #: The time per move a game's time control may have (``--min-move-ms``, ``--max-move-ms``).
     min_move_ms: int = 1000
+    #: Creating games, claiming seats and registering new bot names need an API key
+    #: (``--require-api-key``; keys are made with AdminService).
+    require_api_key: bool = False
     #: TLS for gRPC and HTTPS from one PEM certificate chain and key (``--tls-cert``, ``--tls-key``);
     #: None: plain text.
     tls_cert: Path | None = None

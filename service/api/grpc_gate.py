@@ -1,5 +1,5 @@
 """What every gRPC call passes before its handler runs: its bytes must decode (else INVALID_ARGUMENT with
-a sentence, not UNKNOWN) and the client must be within its quotas (:class:`service.app.limits.Limits`).
+a sentence, not UNKNOWN) and the client must pass the gate (:class:`service.app.gate.Gate`: its API key, its quotas).
 
 A server interceptor wraps each method's handler: the request deserializer no longer raises (it returns
 an :class:`_Undecodable` marker the wrapped behaviour refuses), and the behaviour is run inside the
@@ -16,7 +16,8 @@ import grpc
 
 from service.api.grpc_errors import abort_with_error
 from service.app.errors import ServiceError
-from service.app.limits import Client, Limits
+from service.app.gate import Gate
+from service.app.limits import Client
 
 __all__ = ["GateInterceptor", "peer_address"]
 
@@ -80,8 +81,8 @@ async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
 class GateInterceptor(grpc.aio.ServerInterceptor):
     """Wraps every method: undecodable requests refused, quotas applied (see the module docstring)."""
 
-    def __init__(self, limits: Limits) -> None:
-        self._limits = limits
+    def __init__(self, gate: Gate) -> None:
+        self._limits = gate
 
     async def intercept_service(
         self,
@@ -98,7 +99,7 @@ class GateInterceptor(grpc.aio.ServerInterceptor):
         return wrapped
 
 
-def _wrap(handler: Any, call: str, limits: Limits) -> Any:
+def _wrap(handler: Any, call: str, limits: Gate) -> Any:
     deserializer = _safe(handler.request_deserializer)
     if handler.unary_unary is not None:
         return handler._replace(
@@ -113,7 +114,7 @@ def _wrap(handler: Any, call: str, limits: Limits) -> Any:
     return handler  # client streaming: no such call in this API
 
 
-def _unary(inner: Any, call: str, limits: Limits) -> Any:
+def _unary(inner: Any, call: str, limits: Gate) -> Any:
     async def behaviour(request: Any, context: Context) -> Any:
         try:
             if isinstance(request, _Undecodable):
@@ -127,7 +128,7 @@ def _unary(inner: Any, call: str, limits: Limits) -> Any:
     return behaviour
 
 
-def _streaming(inner: Any, call: str, limits: Limits, *, streamed_requests: bool) -> Any:
+def _streaming(inner: Any, call: str, limits: Gate, *, streamed_requests: bool) -> Any:
     async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
         try:
             if isinstance(request, _Undecodable):

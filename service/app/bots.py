@@ -23,6 +23,7 @@ import structlog
 from engines.registry import get_game
 from parlour.v1 import bot_service_pb2 as pb
 from parlour.v1 import errors_pb2, game_pb2
+from service.app.api_keys import ApiKeys
 from service.app.clocks import Clocks
 from service.app.errors import ServiceError
 from service.app.games import Games
@@ -71,19 +72,26 @@ class _Session:
 class Bots:
     """The bot use cases over the games application and the bot store."""
 
-    def __init__(self, store: BotStore, games: Games, clocks: Clocks) -> None:
+    def __init__(self, store: BotStore, games: Games, clocks: Clocks, keys: ApiKeys | None = None) -> None:
+        """With ``keys`` requiring API keys, a new bot name is registered only by a caller with a key."""
+        self._keys = keys
         self._store = store
         self._games = games
         self._clocks = clocks
         self._sessions: dict[str, _Session] = {}
 
-    async def authenticate(self, name: str, key: str, *, register: bool = True) -> None:
-        """Check the bot's key, registering it when the name is new and ``register`` is set. Raises
-        request/invalid, bot/unknown (a new name without ``register``) or auth/bad_bot_key."""
+    async def authenticate(self, name: str, key: str, *, register: bool = True, by_admin: bool = False) -> None:
+        """Check the bot's key, registering it when the name is new and ``register`` is set (when the
+        server requires API keys, only for a caller with a key or ``by_admin``). Raises request/invalid,
+        bot/unknown (a new name without ``register``), auth/missing_api_key or auth/bad_bot_key."""
         check_bot_name(name)
         if not 16 <= len(key) <= 256:
             raise ServiceError("request/invalid", "a bot key is 16 to 256 characters; pick a long random secret")
-        stored = await self._store.key_hash(name, hash_token(key) if register else None)
+        stored = await self._store.key_hash(name, None)
+        if stored is None and register:
+            if self._keys is not None and not by_admin:
+                self._keys.check_new_bot_name(name)
+            stored = await self._store.key_hash(name, hash_token(key))
         if stored is None:
             raise ServiceError(
                 "bot/unknown",
@@ -92,6 +100,13 @@ class Bots:
             )
         if not token_matches(key, stored):
             raise ServiceError("auth/bad_bot_key", f"a bot named {name!r} exists with another key; pick another name")
+
+    async def release(self, name: str) -> None:
+        """Forget bot ``name``'s key (the admin's call), so the name can be registered anew; bot/unknown
+        when there is no such bot."""
+        check_bot_name(name)
+        if not await self._store.release(name):
+            raise ServiceError("bot/unknown", f"there is no bot named {name!r}")
 
     async def check_plays(self, name: str, game: str) -> None:
         """Raise request/invalid if bot ``name`` said (in its last Hello) that it does not play ``game``."""

@@ -71,6 +71,8 @@ ERRORS: dict[str, ErrorKind] = {
     "http/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
     "http/method_not_allowed": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405),
     "server/internal": ErrorKind(grpc.StatusCode.INTERNAL, 500),
+    "auth/missing_api_key": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "auth/bad_api_key": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
     "limit/rate": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
     "limit/streams": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
 }

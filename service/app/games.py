@@ -19,7 +19,7 @@ from engines.errors import GameError
 from engines.registry import GAMES, get_game
 from parlour.v1 import game_pb2, game_service_pb2
 from service import metrics
-from service.app.access import authorize_seat
+from service.app.access import authorize_seat, check_seat
 from service.app.commands import Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
@@ -208,6 +208,20 @@ class Games:
         if seat is not None:
             raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")
         raise ServiceError("seat/none_free", "every seat of this game is taken; watch it as a spectator instead")
+
+    async def revoke_seat(self, game_id: str, seat: int) -> None:
+        """Make the seat's token worthless (the admin's call): the seat stays taken by its player, and no
+        token acts or sees for it any more. Raises game/not_found or request/invalid (no such seat, or no
+        one claimed it)."""
+        record = await self._record(game_id, fresh=True)
+        check_seat(record, seat)
+        claim = record.claims.get(seat)
+        if claim is None:
+            raise ServiceError("request/invalid", f"seat {seat} is not claimed; there is no token to revoke")
+        revoked = json.dumps(SeatClaim(name=claim.name, token_hash="revoked:" + new_token()).__dict__)
+        await self._store.replace_meta(game_id, f"seat:{seat}", revoked)
+        self._records.pop(game_id, None)
+        log.info("seat token revoked", game_id=game_id, seat=seat)
 
     async def _authorized(self, game_id: str, seat: int | None, token: str | None, *, acting: bool) -> GameRecord:
         """The record, after checking the token (re-reading the record once if the token is unknown here,

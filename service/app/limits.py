@@ -48,7 +48,8 @@ def check_rate(text: str, flag: str) -> RateLimitItem | None:
 
 @dataclass(frozen=True)
 class Client:
-    """Who is calling: the API key when one was sent (it is what the quota follows), else the address."""
+    """Who is calling: its address and its API key (as sent to the gate; the gate gives the quotas the
+    key's verified name, which they follow instead of the address)."""
 
     address: str
     api_key: str = ""
@@ -61,7 +62,7 @@ class Client:
     @property
     def described(self) -> str:
         """The client in a sentence ("your API key" or "your address 1.2.3.4")."""
-        return "your API key" if self.api_key else f"your address {self.address}"
+        return f"your API key {self.api_key!r}" if self.api_key else f"your address {self.address}"
 
 
 @dataclass(frozen=True)

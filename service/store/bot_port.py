@@ -44,6 +44,10 @@ class BotStore(Protocol):
         unknown and None is returned). The first hash stored for a name wins."""
         ...
 
+    async def release(self, name: str) -> bool:
+        """Forget the bot's key hash (its name can be registered anew); False if it had none."""
+        ...
+
     async def set_games(self, name: str, games: list[str]) -> None:
         """Remember the games the bot said it plays (empty: any)."""
         ...

@@ -39,6 +39,10 @@ class RedisBots:
         raw = cast(bytes | None, await self._redis.hget(key, "key_hash"))
         return None if raw is None else raw.decode()
 
+    async def release(self, name: str) -> bool:
+        """HDEL of the key hash."""
+        return bool(await self._redis.hdel(self._keys.bot(name), "key_hash"))
+
     async def set_games(self, name: str, games: list[str]) -> None:
         """Remember the games the bot said it plays (empty: any)."""
         await self._redis.hset(self._keys.bot(name), "games", ",".join(games))

@@ -143,6 +143,10 @@ class EventStore(Protocol):
         """Set one metadata field unless it exists; True if it was set (used to claim seats)."""
         ...
 
+    async def replace_meta(self, game_id: str, field: str, value: str) -> bool:
+        """Overwrite one metadata field that exists; True if it existed (used to revoke seat tokens)."""
+        ...
+
     async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
         """Keep ``blob`` as the state at ``version`` (``tag`` names its format). Earlier snapshots stay, so a
         replay can start near any version."""

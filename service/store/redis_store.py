@@ -25,6 +25,12 @@ __all__ = ["RedisEventStore"]
 
 _APPEND = resources.files(__package__).joinpath("append.lua").read_text(encoding="utf-8")
 _INDEXED = ("status", "game")
+# KEYS: a hash. ARGV: field, value. Sets the field only if it exists; 1 if it did.
+_REPLACE = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
 
 
 class RedisEventStore:
@@ -35,6 +41,7 @@ class RedisEventStore:
         self._redis = client
         self._keys = keys or Keys()
         self._append = client.register_script(_APPEND)
+        self._replace = client.register_script(_REPLACE)
         self._clock_ms = clock_ms
         self._hub = TailHub(client, self._keys, self.read)
 
@@ -173,6 +180,10 @@ class RedisEventStore:
     async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
         """HSETNX on the metadata hash."""
         return bool(await self._redis.hsetnx(self._keys.meta(game_id), field, value))
+
+    async def replace_meta(self, game_id: str, field: str, value: str) -> bool:
+        """HSET of a field that exists (checked and set in one script, so no field is ever created)."""
+        return bool(await self._replace(keys=[self._keys.meta(game_id)], args=[field, value]))
 
     async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
         """Keep the snapshot beside the earlier ones (field ``<version>``: tag, newline, blob)."""

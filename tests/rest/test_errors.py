@@ -231,6 +231,30 @@ async def test_a_client_over_its_quotas_gets_429_naming_the_limit(strict_server:
                 assert "--max-streams-per-client" in data["message"]
 
 
+@pytest.fixture(scope="module")
+def private_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A server of its own that requires API keys."""
+    with server_in_thread(tmp_path_factory.mktemp("private"), require_api_key=True, admin_key=ADMIN_KEY) as running:
+        yield running
+
+
+async def test_a_private_server_wants_an_api_key_that_it_issued(private_server: RunningServer) -> None:
+    """Creating a game without a key is 401 auth/missing_api_key, with a made-up key 401 auth/bad_api_key,
+    with a key the admin made over REST it works."""
+    async with aiohttp.ClientSession() as session:
+        api = JsonClient(session, private_server.http_url)
+        create = {"game": "oldmen", "seats": 3}
+        await expect(401, "auth/missing_api_key", api.call("POST", "/v1/games", create))
+        url = private_server.http_url + "/v1/games"
+        async with session.post(url, json=create, headers={"X-Parlour-Api-Key": "pk_bogus"}) as reply:
+            body = await reply.json()
+            assert (reply.status, body["reason"]) == (401, "auth/bad_api_key")
+            SEEN.add(body["reason"])
+        made = await _admin(session, private_server.http_url + "/v1/admin/api-keys", {"name": "rest"}, ADMIN_KEY)
+        async with session.post(url, json=create, headers={"X-Parlour-Api-Key": made["apiKey"]}) as reply:
+            assert reply.status == 200
+
+
 async def test_replay_errors(api: JsonClient) -> None:
     """Exporting a running game or a game that keeps its secrets is 409; so is importing a forged export."""
     game_id, tokens = await create_with_seats(api, "oldmen", 3)

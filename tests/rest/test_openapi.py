@@ -16,7 +16,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from parlour.v1 import bot_service_pb2, game_service_pb2, replay_service_pb2, tournament_service_pb2
+from parlour.v1 import admin_service_pb2, bot_service_pb2, game_service_pb2, replay_service_pb2, tournament_service_pb2
 from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import routes_of
@@ -30,6 +30,7 @@ _SERVICES = [
     replay_service_pb2.DESCRIPTOR.services_by_name["ReplayService"],
     bot_service_pb2.DESCRIPTOR.services_by_name["BotService"],
     tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+    admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"],
 ]
 
 

@@ -267,6 +267,18 @@ async def test_set_meta_if_absent_claims_once(store: EventStore) -> None:
     assert sorted(results) == [False, True]
 
 
+async def test_replace_meta_overwrites_only_a_field_that_exists(store: EventStore) -> None:
+    """A field is overwritten; a missing field (or game) is not created."""
+    await store.create("g1", {}, events(b"a"))
+    assert await store.set_meta_if_absent("g1", "seat:0", "alice")
+    assert await store.replace_meta("g1", "seat:0", "revoked")
+    assert not await store.replace_meta("g1", "seat:1", "bob")
+    assert not await store.replace_meta("nosuch", "seat:0", "bob")
+    meta = await store.meta("g1")
+    assert meta is not None and meta["seat:0"] == "revoked" and "seat:1" not in meta
+    assert await store.meta("nosuch") is None
+
+
 async def test_keys_of_a_game_share_one_cluster_slot(store: EventStore, key_prefix: str) -> None:
     """Every key of a game carries the same hash tag, so a Redis Cluster keeps them in one slot."""
     keys = Keys(key_prefix)

@@ -40,6 +40,7 @@ from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, resume_request, stream_events
 from service.app.errors import ServiceError
+from service.app.gate import Gate
 from service.app.limits import Client, Limits
 
 __all__ = ["HttpServer", "MetricsPage", "build_http_server", "build_metrics_server", "metrics_handler"]
@@ -86,7 +87,7 @@ class _Settings:
     max_body_bytes: int
     heartbeat: float
     first_reply_grace: float
-    limits: Limits
+    gate: Gate
 
 
 def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
@@ -98,7 +99,7 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
     async def guarded(request: web.Request) -> web.StreamResponse:
         """The call, within the client's quotas (see ``service.app.limits``)."""
         client = Client(request.remote or "unknown", request.headers.get("x-parlour-api-key", ""))
-        async with settings.limits.enter(call, client):
+        async with settings.gate.enter(call, client):
             return await handle(request)
 
     async def handle(request: web.Request) -> web.StreamResponse:
@@ -256,13 +257,13 @@ def build_http_server(
     heartbeat: float = 15.0,
     first_reply_grace: float = 0.5,
     metrics_page: MetricsPage | None = None,
-    limits: Limits | None = None,
+    gate: Gate | None = None,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
-    when ``web_dir`` is given, its files at ``/``. Every route's call is within the client's quotas of
-    ``limits`` (defaults when None). Not started: call ``start()``."""
-    settings = _Settings(max_body_bytes, heartbeat, first_reply_grace, limits or Limits())
+    when ``web_dir`` is given, its files at ``/``. Every route's call passes ``gate`` (API keys and quotas;
+    default quotas when None). Not started: call ``start()``."""
+    settings = _Settings(max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()))
     app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
     app.on_response_prepare.append(_send_request_id)
     if metrics_page is not None:

@@ -142,7 +142,7 @@ class Tournaments:
         """Register a bot (idempotent) while the tournament takes registrations. The bot must exist (it
         connected once with its key) unless ``by_admin``, which registers a new name with ``bot_key``. A
         full field is tournament/full (see :class:`FieldLimits`)."""
-        await self._bots.authenticate(bot_name, bot_key, register=by_admin)
+        await self._bots.authenticate(bot_name, bot_key, register=by_admin, by_admin=by_admin)
         while True:
             state = await self.load(tournament_id)
             if bot_name in state.bots:
