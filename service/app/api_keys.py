@@ -13,7 +13,7 @@ import re
 
 from service.app.errors import ServiceError
 from service.app.tokens import hash_token, new_token
-from service.store.api_keys import RedisApiKeys
+from service.store.api_key_port import ApiKeyStore
 
 __all__ = ["CALLER_KEY", "KEYED_CALLS", "ApiKeys"]
 
@@ -29,7 +29,7 @@ _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 class ApiKeys:
     """The API key use cases over the key store."""
 
-    def __init__(self, store: RedisApiKeys, *, required: bool = False) -> None:
+    def __init__(self, store: ApiKeyStore, *, required: bool = False) -> None:
         self._store = store
         self.required = required
 
