@@ -36,6 +36,7 @@ from service.app.house_bots import HouseBots
 from service.app.limits import Limits, LimitSettings
 from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
+from service.app.retention import Retention, RetentionSettings
 from service.app.stream_tickets import StreamTickets
 from service.app.time_control import ClockRange
 from service.app.tournaments.limits import FieldLimits
@@ -73,6 +74,8 @@ class App:
     #: The separate ``/metrics`` server of ``--metrics-port`` (None: only on the HTTP port).
     metrics_http: HttpServer | None = None
     house_bots: HouseBots | None = None
+    #: Ends abandoned games and deletes expired ones (see ``service.app.retention``).
+    retention: Retention | None = None
     #: Background work of this process (the deadline enforcer, the tournament schedulers).
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
@@ -103,6 +106,8 @@ class App:
             self.tasks.append(asyncio.create_task(self.tournaments.run()))
         if self.house_bots is not None:
             self.tasks.append(asyncio.create_task(self._resume_house_bots(self.house_bots)))
+        if self.retention is not None:
+            self.tasks.append(asyncio.create_task(self.retention.run()))
         log.info("server started", grpc_port=self.grpc_port, http_port=self.http_port, redis=self.redis.url)
 
     async def _resume_house_bots(self, house_bots: HouseBots) -> None:
@@ -116,7 +121,7 @@ class App:
 
     async def stop(self, grace: float = 2.0) -> None:
         """Stop serving (calls in flight get ``grace`` seconds), then close Redis."""
-        for part in (self.clocks, self.tournaments, self.house_bots):
+        for part in (self.clocks, self.tournaments, self.house_bots, self.retention):
             if part is not None:
                 part.close()
         for task in self.tasks:
@@ -233,6 +238,7 @@ def build_app(settings: Settings) -> App:
         tournaments=tournaments,
         metrics_http=metrics_http,
         house_bots=house_bots,
+        retention=Retention(games, replays, now_ms, _retention_settings(settings)),
     )
 
 
@@ -250,6 +256,15 @@ def _metrics_page(store: RedisEventStore, client: Any) -> MetricsPage:
         return await metrics.render(sample)
 
     return page
+
+
+def _retention_settings(settings: Settings) -> RetentionSettings:
+    return RetentionSettings(
+        abandon_after_hours=settings.abandon_after_hours,
+        finished_ttl_hours=settings.finished_ttl_hours,
+        export_dir=settings.export_dir,
+        interval_seconds=settings.retention_seconds,
+    )
 
 
 def limit_settings(settings: Settings) -> LimitSettings:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from service.app.limits import check_rate
@@ -30,6 +31,9 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("rate_calls", str, "calls of any kind one client may make, e.g. 1000/second; 0: no limit"),
     _Flag("max_streams_per_client", int, "streams (watches, bot connections) one client may hold open; 0: no limit"),
     _Flag("max_streams", int, "streams this process holds open over all clients; 0: no limit"),
+    _Flag("abandon_after_hours", float, "a running game nobody moved in for this long ends as abandoned; 0: never"),
+    _Flag("finished_ttl_hours", float, "a finished game is deleted this long after its end; 0: never"),
+    _Flag("retention_seconds", float, "time between two retention runs"),
     _Flag("min_move_ms", int, "shortest time per move a game's clock may have, in ms"),
     _Flag("max_move_ms", int, "longest time per move a game's clock may have, in ms"),
 )
@@ -40,14 +44,22 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
     defaults = {f.name: f.default for f in fields(Settings)}
     group = parser.add_argument_group("limits")
     add_key_flag(group)  # type: ignore[arg-type]  # an argument group takes the same add_argument
+    add_export_flag(group)  # type: ignore[arg-type]
     for flag in _FLAGS:
         group.add_argument(
             "--" + flag.field.replace("_", "-"),
             type=flag.kind,
             default=None,
-            metavar="N" if flag.kind is int else "RATE",
+            metavar="RATE" if flag.kind is str else "N",
             help=f"{flag.text} (default {defaults[flag.field]})",
         )
+
+
+def add_export_flag(parser: argparse.ArgumentParser) -> None:
+    """``--export-dir``."""
+    parser.add_argument(
+        "--export-dir", metavar="DIR", default=None, help="export each expired game here before deleting it"
+    )
 
 
 def add_key_flag(parser: argparse.ArgumentParser) -> None:
@@ -68,9 +80,11 @@ def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
     }
     if getattr(args, "require_api_key", None):
         given["require_api_key"] = True
+    if getattr(args, "export_dir", None):
+        given["export_dir"] = Path(args.export_dir)
     for name, value in given.items():
         flag = "--" + name.replace("_", "-")
-        if isinstance(value, int) and value < 0:
+        if isinstance(value, int | float) and value < 0:
             raise SystemExit(f"parlour serve: {flag} must be 0 or more, not {value}")
         if isinstance(value, str):
             try:

@@ -59,6 +59,14 @@ class Settings:
     #: Creating games, claiming seats and registering new bot names need an API key
     #: (``--require-api-key``; keys are made with AdminService).
     require_api_key: bool = False
+    #: Retention (``--abandon-after-hours``, ``--finished-ttl-hours``, ``--export-dir``,
+    #: ``--retention-seconds``): a running game nobody moved in for that long is ended as abandoned; a
+    #: finished game is deleted that long after its end (exported first into ``export_dir`` when set);
+    #: 0 hours: never.
+    abandon_after_hours: float = 24.0
+    finished_ttl_hours: float = 720.0
+    export_dir: Path | None = None
+    retention_seconds: float = 600.0
     #: TLS for gRPC and HTTPS from one PEM certificate chain and key (``--tls-cert``, ``--tls-key``);
     #: None: plain text.
     tls_cert: Path | None = None

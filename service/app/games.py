@@ -7,6 +7,7 @@ Every transport calls these and only these. Inputs and outputs are the ``parlour
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -208,6 +209,34 @@ class Games:
         if seat is not None:
             raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")
         raise ServiceError("seat/none_free", "every seat of this game is taken; watch it as a spectator instead")
+
+    async def abandon(self, game_id: str, now_ms: int, *, max_moves: int = 100_000) -> bool:
+        """End a running game nobody plays: mark it abandoned, then play every pending seat's default
+        command (with the server's authority, as timeouts) until it is over. Safe to repeat and to run in
+        several processes at once (each move's command id is derived from the version). True if it ended."""
+        record = await self._record(game_id, fresh=True)
+        if record.finished:
+            return False
+        await self._store.set_meta_if_absent(game_id, "abandoned_ms", str(now_ms))
+        for _ in range(max_moves):
+            version = await self._store.version(game_id)
+            loaded = await self._states.get(game_id, record.game, at_least=version)
+            if record.game.is_over(loaded.state):
+                break
+            seat = min(record.game.pending(loaded.state))
+            with contextlib.suppress(ServiceError):  # another process moved first: look again
+                await self.play_default(
+                    game_id, seat, expected_version=loaded.version, command_id=f"abandoned:{loaded.version}:{seat}"
+                )
+        self._records.pop(game_id, None)
+        log.info("game abandoned", game_id=game_id)
+        return True
+
+    async def forget(self, game_id: str) -> None:
+        """Delete the game from the store (retention); its seat tokens go with it."""
+        await self._store.delete(_check_id(game_id))
+        self._records.pop(game_id, None)
+        self._states.forget(game_id)
 
     async def revoke_seat(self, game_id: str, seat: int) -> None:
         """Make the seat's token worthless (the admin's call): the seat stays taken by its player, and no

@@ -44,6 +44,7 @@ class GameRecord:
     results: tuple[dict[str, int], ...]
     reveal_after_end: bool = True
     time_control: TimeControl | None = None
+    abandoned: bool = False
     #: Seats the server plays itself, by seat: the built-in strategy's name.
     house_bots: dict[int, str] = field(default_factory=dict)
 
@@ -89,6 +90,7 @@ class GameRecord:
             reveal_after_end=meta.get("reveal_after_end", "true") == "true",
             time_control=TimeControl.from_json(meta["time_control"]) if "time_control" in meta else None,
             house_bots=house_bots,
+            abandoned="abandoned_ms" in meta,
         )
 
     def summary(self) -> game_service_pb2.GameSummary:
@@ -102,6 +104,7 @@ class GameRecord:
             options=dict(self.config.options),
             created_at=timestamp(self.created_ms),
             updated_at=timestamp(self.updated_ms),
+            abandoned=self.abandoned,
         )
         for seat in range(self.config.seats):
             claim = self.claims.get(seat)

@@ -143,6 +143,11 @@ class EventStore(Protocol):
         """Set one metadata field unless it exists; True if it was set (used to claim seats)."""
         ...
 
+    async def delete(self, game_id: str) -> None:
+        """Delete the game (its log, metadata, command ids, snapshots and clock) and take it out of every
+        index. Deleting a game that does not exist does nothing."""
+        ...
+
     async def replace_meta(self, game_id: str, field: str, value: str) -> bool:
         """Overwrite one metadata field that exists; True if it existed (used to revoke seat tokens)."""
         ...

@@ -181,6 +181,22 @@ class RedisEventStore:
         """HSETNX on the metadata hash."""
         return bool(await self._redis.hsetnx(self._keys.meta(game_id), field, value))
 
+    async def delete(self, game_id: str) -> None:
+        """DEL of the game's keys, then ZREM from the indexes its metadata named."""
+        meta = await self.meta(game_id) or {}
+        game = meta.get("game", "")
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.zrem(self._keys.index("all"), game_id)
+        for status in ("running", "finished"):
+            pipe.zrem(self._keys.index(f"status:{status}"), game_id)
+            if game:
+                pipe.zrem(self._keys.index(_both(game, status)), game_id)
+        if game:
+            pipe.zrem(self._keys.index(f"game:{game}"), game_id)
+        for key in (self._keys.log, self._keys.meta, self._keys.commands, self._keys.snapshot, self._keys.clock):
+            pipe.delete(key(game_id))
+        await pipe.execute()
+
     async def replace_meta(self, game_id: str, field: str, value: str) -> bool:
         """HSET of a field that exists (checked and set in one script, so no field is ever created)."""
         return bool(await self._replace(keys=[self._keys.meta(game_id)], args=[field, value]))

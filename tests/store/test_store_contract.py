@@ -279,6 +279,18 @@ async def test_replace_meta_overwrites_only_a_field_that_exists(store: EventStor
     assert await store.meta("nosuch") is None
 
 
+async def test_a_deleted_game_is_gone_from_the_log_the_metadata_and_every_index(store: EventStore) -> None:
+    """After delete nothing of the game is read or listed; the other games stay; deleting again is a no-op."""
+    await store.create("g1", {"game": "oldmen", "status": "running"}, events(b"a", b"b"))
+    await store.create("g2", {"game": "oldmen", "status": "running"}, events(b"c"))
+    await store.delete("g1")
+    await store.delete("g1")
+    assert await store.meta("g1") is None and await store.read("g1", 1, 10) == []
+    for game, status in (("", ""), ("oldmen", ""), ("", "running"), ("oldmen", "running")):
+        page = await store.list_games(game=game, status=status, limit=10, cursor="")
+        assert [g["game_id"] for g in page.games] == ["g2"]
+
+
 async def test_keys_of_a_game_share_one_cluster_slot(store: EventStore, key_prefix: str) -> None:
     """Every key of a game carries the same hash tag, so a Redis Cluster keeps them in one slot."""
     keys = Keys(key_prefix)

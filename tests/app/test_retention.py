@@ -1,0 +1,68 @@
+"""The retention run: a running game nobody moved in for the configured time ends as abandoned (its
+seats played to the end by the server, its watchers told), and a finished game expires after its time,
+exported first when an export directory is configured; its seat tokens go with it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from parlour.client import GameClient
+from parlour.v1 import game_pb2
+from parlour.v1 import game_service_pb2 as pb
+from service.app.retention import Retention, RetentionSettings
+from service.bootstrap import App
+from tests.e2e.helpers import auth, finish, seated_game, stub
+
+HOUR_MS = 3_600_000
+
+
+def _retention(app: App, hours_later: float, export_dir: Path) -> Retention:
+    """A retention run as it would be ``hours_later`` from now: abandoned after 1 h, expired after 3 h."""
+    settings = RetentionSettings(abandon_after_hours=1, finished_ttl_hours=3, export_dir=export_dir)
+    return Retention(app.games, app.replays, lambda: int(time.time() * 1000 + hours_later * HOUR_MS), settings)
+
+
+async def test_abandoned_games_end_and_finished_games_expire_with_an_export(app: App, tmp_path: Path) -> None:
+    target = f"127.0.0.1:{app.grpc_port}"
+    exports = tmp_path / "exports"
+    async with GameClient(target) as client:
+        idle = await seated_game(client, seats=3, seed=b"idle")
+        played = await seated_game(client, seats=3, seed=b"played")
+        await finish(client, played)
+        untouched = _retention(app, 0.5, exports)  # too early for anything
+        assert (await untouched.run_once()).abandoned == []
+        channel, games = stub(target)
+        async with channel:
+            watch = games.WatchGame(pb.WatchGameRequest(game_id=idle.game_id, from_version=1))
+            watched = asyncio.ensure_future(_all(watch))
+            report = await _retention(app, 2, exports).run_once()
+            assert report.abandoned == [idle.game_id] and report.expired == []
+            summary = await client.game(idle.game_id)
+            assert summary.status == game_pb2.GAME_STATUS_FINISHED and summary.abandoned
+            events = await asyncio.wait_for(watched, 60)  # the watcher's stream ends with the game
+            assert events[-1].version == summary.version
+            assert any(e.timed_out for e in events)
+            assert not (await client.game(played.game_id)).abandoned
+            report = await _retention(app, 4, exports).run_once()
+            assert sorted(report.expired) == sorted([idle.game_id, played.game_id])
+            for game_id in (idle.game_id, played.game_id):
+                exported = json.loads((exports / f"{game_id}.parlour.json").read_text())
+                assert exported["game"] == "oldmen" and exported["seed"]
+                with pytest.raises(grpc.aio.AioRpcError) as gone:
+                    await games.GetGame(pb.GetGameRequest(game_id=game_id))
+                assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+            with pytest.raises(grpc.aio.AioRpcError) as gone:
+                request = pb.GetViewRequest(game_id=played.game_id, seat=0)
+                await games.GetView(request, metadata=auth(played.tokens[0]))
+            assert gone.value.code() == grpc.StatusCode.NOT_FOUND  # the seat token went with its game
+            assert (await games.ListGames(pb.ListGamesRequest())).games == []
+
+
+async def _all(watch: object) -> list[game_pb2.Event]:
+    return [reply.event async for reply in watch]  # type: ignore[attr-defined]
