@@ -2,7 +2,7 @@
 // Routes (in the URL's hash): #/  ·  #/new  ·  #/play/<game id>/<seat>?token=<seat token>  ·  #/watch/<game id>
 // ·  #/replay/<game id>?seat=<n>&version=<v>
 import { ApiError, allEvents, gameTypes, getGame, getView, listGames, viewAtVersionSupported, watch } from "./api.js";
-import { describeEvent, el, tree } from "./games/common.js";
+import { describeEvent, distinctNames, el, tree } from "./games/common.js";
 import * as libertalia from "./games/libertalia.js";
 import * as oldmen from "./games/oldmen.js";
 import * as verraeter from "./games/verraeter.js";
@@ -16,7 +16,7 @@ let titles = {};
 
 const FINISHED = "GAME_STATUS_FINISHED";
 const time = (stamp) => (stamp ? new Date(stamp).toLocaleString() : "");
-const names = (summary) => (summary.seats || []).map((s) => s.playerName || "");
+const names = (summary) => distinctNames((summary.seats || []).map((s) => s.playerName || ""));
 const contextOf = (summary, seat) => ({ names: names(summary), seat });
 const learn = (context, view, events) => RENDERERS[view?.game]?.learn?.(context, view, events);
 

@@ -2,7 +2,7 @@
 // Routes: #/new  ·  #/play/<game id>/<seat>?token=<seat token> (the token is kept in this browser and
 // removed from the address at once; everything after `#` stays in the browser, so it never reaches a log).
 import { ApiError, claimSeat, createGame, gameTypes, getGame, getSeatView, submitCommand, watchSeat } from "./api.js";
-import { commandButton, commandKind, describeEvent, el, genericLabel, playerName } from "./games/common.js";
+import { commandButton, commandKind, describeEvent, distinctNames, el, genericLabel, playerName } from "./games/common.js";
 
 const FINISHED = "GAME_STATUS_FINISHED";
 const storageKey = (id, seat) => `parlour:seat-token:${id}:${seat}`;
@@ -138,7 +138,7 @@ export async function playPage(main, id, seat, params, { titles, renderBoard, se
     return;
   }
   let summary = await getGame(id);
-  const names = () => (summary.seats || []).map((s) => s.playerName || "");
+  const names = () => distinctNames((summary.seats || []).map((s) => s.playerName || ""));
   const game = renderers[summary.game];
   const context = { names: names(), seat };
   let view = await getSeatView(id, seat, token);

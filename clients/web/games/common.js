@@ -26,6 +26,11 @@ export function enumName(value, prefix) {
   return text.toLowerCase().replace(/_/g, " ");
 }
 
+// Player names by seat; a name that several seats share (two "greedy bot"s) gets its seat: "greedy bot 2".
+export function distinctNames(list) {
+  return list.map((name, seat) => (name && list.filter((n) => n === name).length > 1 ? `${name} ${seat}` : name));
+}
+
 export const isUnset = (value) => typeof value === "string" && value.endsWith("_UNSPECIFIED");
 
 export function seatName(context, seat) {
