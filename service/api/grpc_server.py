@@ -119,11 +119,11 @@ class GameServicer(pb_grpc.GameServiceServicer):
         """Stream events, history then live."""
         seat = _optional(request, "seat")
         if request.stream_ticket:
-            events = self._tickets.watch(request.game_id, request.from_version, seat, request.stream_ticket)
+            replies = self._tickets.watch(request.game_id, request.from_version, seat, request.stream_ticket)
         else:
-            events = self._games.watch(request.game_id, request.from_version, seat, _token(context))
-        async for event in events:
-            yield pb.WatchGameResponse(event=event)
+            replies = self._games.watch_replies(request.game_id, request.from_version, seat, _token(context))
+        async for reply in replies:
+            yield reply
 
     @grpc_errors
     async def ListGames(self, request: pb.ListGamesRequest, context: Context) -> pb.ListGamesResponse:

@@ -24,6 +24,7 @@ from service.app.access import authorize_seat, check_seat
 from service.app.commands import Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
+from service.app.fanout import Deliveries
 from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
 from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
@@ -62,6 +63,7 @@ class Games:
         self._records: dict[str, GameRecord] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._observers: list[GameObserver] = list(observers)
+        self._deliveries = Deliveries()
 
     def add_observer(self, observer: GameObserver) -> None:
         """Also tell ``observer`` about every game this process creates or changes from now on (for tests
@@ -394,23 +396,33 @@ class Games:
         self, game_id: str, from_version: int, seat: int | None, token: str | None
     ) -> AsyncIterator[game_pb2.Event]:
         """Events from ``from_version`` on, live, redacted for the watcher; ends after a finished game's last
-        event."""
+        event. The events are shared with other watchers of the same audience: do not change them."""
+        async for reply in self.watch_replies(game_id, from_version, seat, token):
+            yield reply.event
+
+    async def watch_replies(
+        self, game_id: str, from_version: int, seat: int | None, token: str | None
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        """:meth:`watch` as WatchGame replies, each built once per audience (see service.app.fanout) and
+        shared by every watcher of that audience: do not change them."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         await self._authorized(game_id, seat, token, acting=False)
-        async for event in self.watch_checked(game_id, from_version, seat):
-            yield event
+        async for reply in self.watch_checked(game_id, from_version, seat):
+            yield reply
 
-    async def watch_checked(self, game_id: str, from_version: int, seat: int | None) -> AsyncIterator[game_pb2.Event]:
-        """As :meth:`watch`, for a reader whose right to watch as ``seat`` the caller has checked (a stream
-        ticket)."""
+    async def watch_checked(
+        self, game_id: str, from_version: int, seat: int | None
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        """As :meth:`watch_replies`, for a reader whose right to watch as ``seat`` the caller has checked (a
+        stream ticket)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         record = await self._record(game_id, fresh=True)
         if record.finished and max(from_version, 1) > record.version:
             return
         async for stored in self._store.tail(game_id, from_version):
-            yield client_event(record.game, stored, seat, finished=record.public)
+            yield self._deliveries.reply(record, stored, seat)
 
     async def check_token(self, game_id: str, seat: int, token: str | None) -> None:
         """Raise game/not_found or auth/* unless ``token`` is the token of ``seat`` of the game (whether or

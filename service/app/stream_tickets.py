@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 
-from parlour.v1 import game_pb2
+from parlour.v1 import game_service_pb2
 from service.app.errors import ServiceError
 from service.app.games import Games
 from service.app.tokens import hash_token, new_token
@@ -39,8 +39,8 @@ class StreamTickets:
 
     async def watch(
         self, game_id: str, from_version: int, seat: int | None, ticket: str
-    ) -> AsyncIterator[game_pb2.Event]:
-        """The seat's events from ``from_version`` on, as :meth:`Games.watch`, opened with a ticket that is
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        """The seat's events from ``from_version`` on, as :meth:`Games.watch_replies`, opened with a ticket that is
         used up by this call. auth/bad_ticket if the ticket is unknown, used, expired or for another seat
         (or for no seat: a spectator needs no ticket)."""
         if seat is None:
@@ -51,5 +51,5 @@ class StreamTickets:
                 "auth/bad_ticket",
                 "the stream ticket is unknown, used, expired or for another seat: ask CreateStreamTicket for a new one",
             )
-        async for event in self._games.watch_checked(game_id, from_version, seat):
-            yield event
+        async for reply in self._games.watch_checked(game_id, from_version, seat):
+            yield reply

@@ -38,7 +38,7 @@ from service.api.rest.calls import (
 from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
-from service.api.rest.sse import RESUMABLE, resume_request, stream_events
+from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
 from service.app.errors import ServiceError
 from service.app.gate import Gate
 from service.app.limits import Client, Limits
@@ -88,6 +88,8 @@ class _Settings:
     heartbeat: float
     first_reply_grace: float
     gate: Gate
+    #: SSE frames shared by the streams of this server (replies shared by watchers are encoded once).
+    frames: FrameCache = field(default_factory=FrameCache)
 
 
 def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
@@ -128,6 +130,7 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
                 heartbeat=settings.heartbeat,
                 first_reply_grace=settings.first_reply_grace,
                 on_error=_respond_error,
+                frames=settings.frames,
             )
 
     return guarded

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +28,7 @@ from google.protobuf.message import Message
 from service.api.rest.calls import CallAbortedError, HttpError, encode_json, error_body
 from service.app.errors import ServiceError
 
-__all__ = ["RESUMABLE", "Resume", "resume_request", "stream_events"]
+__all__ = ["RESUMABLE", "FrameCache", "Resume", "resume_request", "stream_events"]
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,27 @@ def _frame(reply: Message, resume: Resume | None) -> bytes:
     return f"{head}data: {encode_json(reply)}\n\n".encode()
 
 
+class FrameCache:
+    """SSE frames of recent replies, by the reply object's identity. The application hands the same reply
+    object to every watcher of one audience (service.app.fanout), so its JSON is encoded once, not once per
+    watcher. Each entry holds its reply, so an identity is never reused while it is cached."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._capacity = capacity
+        self._frames: OrderedDict[int, tuple[Message, bytes]] = OrderedDict()
+
+    def frame(self, reply: Message, resume: Resume | None) -> bytes:
+        """The SSE frame of ``reply`` (see the module doc)."""
+        hit = self._frames.get(id(reply))
+        if hit is not None and hit[0] is reply:
+            return hit[1]
+        frame = _frame(reply, resume)
+        self._frames[id(reply)] = (reply, frame)
+        if len(self._frames) > self._capacity:
+            self._frames.popitem(last=False)
+        return frame
+
+
 async def stream_events(
     request: web.Request,
     replies: AsyncIterator[Message],
@@ -77,9 +99,11 @@ async def stream_events(
     heartbeat: float,
     first_reply_grace: float,
     on_error: Callable[[HttpError], Awaitable[web.StreamResponse]],
+    frames: FrameCache | None = None,
 ) -> web.StreamResponse:
     """Send ``replies`` as an SSE response (see the module doc); returns the response, or ``on_error``'s
-    for an error before the stream started."""
+    for an error before the stream started. With ``frames``, replies shared between streams are encoded
+    once."""
     pending: asyncio.Future[Message] = asyncio.ensure_future(anext(replies))
     response: web.StreamResponse | None = None
     try:
@@ -104,7 +128,7 @@ async def stream_events(
             except StopAsyncIteration:
                 await response.write(b"event: end\ndata: {}\n\n")
                 break
-            await response.write(_frame(reply, resume))
+            await response.write(frames.frame(reply, resume) if frames is not None else _frame(reply, resume))
             pending = asyncio.ensure_future(anext(replies))
     except CallAbortedError as aborted:
         if response is not None:

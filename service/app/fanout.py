@@ -1,0 +1,45 @@
+"""Live fan-out: each event of a game is redacted and wrapped once per audience, not once per watcher.
+
+An audience is what decides what a watcher may see: the seat (or a spectator) and whether the game's
+hidden information was public when the watcher joined. Every watcher of one audience receives the very
+same reply object, so a thousand spectators of a game cost one redaction per event (and, over REST, one
+JSON encoding); the transports may rely on the identity of a reply to cache its encoding.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from parlour.v1 import game_service_pb2
+from service.app.events import client_event
+from service.app.records import GameRecord
+from service.store.port import StoredEvent
+
+__all__ = ["Deliveries"]
+
+_Key = tuple[str, int, int, bool]
+
+
+class Deliveries:
+    """A bounded cache of the replies watchers receive, by (game, version, audience)."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        """Keep the replies of the ``capacity`` most recently delivered (event, audience) pairs: enough for
+        every audience of every game that is being watched live; an evicted one is simply built again."""
+        self._capacity = capacity
+        self._replies: OrderedDict[_Key, game_service_pb2.WatchGameResponse] = OrderedDict()
+
+    def reply(self, record: GameRecord, stored: StoredEvent, seat: int | None) -> game_service_pb2.WatchGameResponse:
+        """The reply carrying ``stored`` as ``seat`` (None: a spectator) sees it in the game ``record``
+        describes. Shared with every watcher of the same audience: callers must not change it."""
+        key = (record.game_id, stored.version, -1 if seat is None else seat, record.public)
+        reply = self._replies.get(key)
+        if reply is None:
+            event = client_event(record.game, stored, seat, finished=record.public)
+            reply = self._replies[key] = game_service_pb2.WatchGameResponse(event=event)
+            if len(self._replies) > self._capacity:
+                self._replies.popitem(last=False)
+        return reply
+
+    def __len__(self) -> int:
+        return len(self._replies)
