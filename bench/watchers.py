@@ -141,11 +141,17 @@ async def _watch(
     (version, receipt time) of every later event."""
     stub = game_service_pb2_grpc.GameServiceStub(channel)
     stream = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id, from_version=after))
-    async for reply in stream:
-        if reply.event.version == after:
+    opened = False
+    try:
+        async for reply in stream:
+            if reply.event.version == after:
+                opened = True
+                ready.release()
+            else:
+                received.append((reply.event.version, time.perf_counter()))
+    finally:
+        if not opened:  # refused or broken before it opened: do not keep the driver waiting for it
             ready.release()
-        else:
-            received.append((reply.event.version, time.perf_counter()))
 
 
 async def _drive(channel: grpc.aio.Channel, game: Seated, rate: float, seconds: float, acked: dict[int, float]) -> int:
@@ -188,7 +194,16 @@ async def _seated_game(app: Any, seed: bytes) -> Seated:
 async def measure(args: argparse.Namespace, data_dir: Path) -> list[tuple[Run, float]]:
     """One run per watcher count; each with the server CPU it cost."""
     settings = Settings(
-        grpc_host="127.0.0.1", grpc_port=0, http_host="127.0.0.1", http_port=0, data_dir=data_dir, log_level="warning"
+        grpc_host="127.0.0.1",
+        grpc_port=0,
+        http_host="127.0.0.1",
+        http_port=0,
+        data_dir=data_dir,
+        log_level="warning",
+        # One load process holds every watcher: no per-client quotas.
+        rate_calls="",
+        max_streams_per_client=0,
+        max_streams=0,
     )
     configure_logging("warning")
     app = build_app(settings)
