@@ -9,7 +9,9 @@ export class ApiError extends Error {
 }
 
 // A call of the REST API: `query` as the query string, `body` as JSON, `token` as `Authorization: Bearer`.
-async function call(method, path, { query = {}, body, token } = {}) {
+// `apiKey`, when given, travels as `x-parlour-api-key` (servers run with --require-api-key want one to create
+// games and claim seats).
+async function call(method, path, { query = {}, body, token, apiKey } = {}) {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value !== undefined && value !== null && value !== "") params.set(key, String(value));
@@ -18,6 +20,7 @@ async function call(method, path, { query = {}, body, token } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (token) headers.Authorization = `Bearer ${token}`;
+  if (apiKey) headers["X-Parlour-Api-Key"] = apiKey;
   const reply = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const data = await reply.json().catch(() => ({}));
   if (!reply.ok) throw new ApiError(reply.status, data.reason, data.message);
@@ -28,9 +31,9 @@ export const getJSON = (path, query = {}) => call("GET", path, { query });
 const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
 
 // Create a game: `houseBots` is a list of {seat, strategy} the server plays itself.
-export const createGame = (body) => call("POST", "/v1/games", { body }).then((r) => r.game);
+export const createGame = (body, apiKey) => call("POST", "/v1/games", { body, apiKey }).then((r) => r.game);
 // Claim `seat` for `playerName`: {seat, seatToken} (the token is shown once; keep it).
-export const claimSeat = (id, seat, playerName) => call("POST", `${game(id)}/seats`, { body: { seat, playerName } });
+export const claimSeat = (id, seat, playerName, apiKey) => call("POST", `${game(id)}/seats`, { body: { seat, playerName }, apiKey });
 // The seat's own view with its legal commands.
 export const getSeatView = (id, seat, token) => call("GET", `${game(id)}/view`, { query: { seat }, token }).then((r) => r.view);
 // Submit one of the view's legal commands with a fresh command id. No expected version is sent: while the

@@ -53,7 +53,10 @@ export async function newGamePage(main) {
   const create = el("button", { type: "submit", id: "create-game" }, "Create the table");
   const form = el("form", { id: "new-game-form", class: "new-game" },
     el("p", {}, el("label", { for: "new-game" }, "Game "), game, " ", el("label", { for: "new-seats" }, "seats "), seats),
-    options, el("h2", {}, "Who plays each seat"), seatList, create, error);
+    options, el("h2", {}, "Who plays each seat"), seatList,
+    el("p", {}, el("label", { for: "api-key" }, "API key "), el("input", { id: "api-key", name: "api-key", type: "password", autocomplete: "off" }),
+      el("small", { class: "note" }, " only if this server asks for one (it is sent with this request, never stored)")),
+    create, error);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
@@ -76,12 +79,13 @@ async function createTable(type, count, form) {
   const options = Object.fromEntries((type.options || []).map((o) => [o.name, value(o.name)]));
   const kinds = Array.from({ length: count }, (_, n) => value(`seat-${n}-kind`));
   const houseBots = kinds.flatMap((k, seat) => (k.startsWith("house:") ? [{ seat, strategy: k.slice(6) }] : []));
-  const summary = await createGame({ game: type.name, seats: count, options, houseBots });
+  const apiKey = value("api-key") || undefined;
+  const summary = await createGame({ game: type.name, seats: count, options, houseBots }, apiKey);
   const id = summary.gameId;
   const links = [];
   for (const [seat, kind] of kinds.entries()) {
     if (kind !== "person") continue;
-    const claimed = await claimSeat(id, seat, value(`seat-${seat}-name`) || `Player ${seat + 1}`);
+    const claimed = await claimSeat(id, seat, value(`seat-${seat}-name`) || `Player ${seat + 1}`, apiKey);
     const href = `${location.origin}${location.pathname}#/play/${id}/${seat}?token=${encodeURIComponent(claimed.seatToken)}`;
     links.push(el("li", { "data-seat": seat }, el("b", {}, `seat ${seat} (${value(`seat-${seat}-name`)})`), ": ",
       el("a", { href, class: "invitation", "data-seat": seat }, "take this seat"), " ",

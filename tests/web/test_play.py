@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 from playwright.async_api import Error as PlaywrightError
 
-from tests.rest.harness import JsonClient, RunningServer
+from tests.rest.harness import JsonClient, RunningServer, server_in_thread
 
 GAMES = ["oldmen", "verraeter", "libertalia"]
 #: True once the page shows a clickable legal command, or the end of the game.
@@ -300,3 +300,29 @@ async def test_an_open_seat_is_played_by_parlour_bot_with_the_command_the_page_s
     assert process.returncode == 0, err.decode()
     assert f"game {game_id} is over" in out.decode()
     assert sorted(r["playerName"] for r in await _standings(api, game_id)) == ["Anna", "bot-1", "random bot"]
+
+
+async def test_a_server_that_wants_an_api_key_gets_it_from_the_new_table_form(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    admin = "web-admin-key-0123456789"
+    with server_in_thread(tmp_path_factory.mktemp("private-web"), require_api_key=True, admin_key=admin) as private:
+        async with aiohttp.ClientSession() as session:
+            headers = {"X-Parlour-Admin-Key": admin}
+            async with session.post(
+                f"{private.http_url}/v1/admin/api-keys", json={"name": "web"}, headers=headers
+            ) as r:
+                key = (await r.json())["apiKey"]
+        context, problems = await _watched_context(browser, private)
+        try:
+            page = await context.new_page()
+            await page.goto("/")
+            await page.click("#new-table")
+            await page.click("#create-game")
+            await expect(page.locator("#new-error")).to_contain_text("API key")
+            await page.fill("#api-key", key)
+            await page.click("#create-game")
+            await expect(page.locator("a.invitation")).to_have_count(1)
+        finally:
+            await context.close()
+    assert all("status of 401" in p for p in problems)  # the browser's own note of the refused first try
