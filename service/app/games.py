@@ -121,7 +121,7 @@ class Games:
             raise _unknown_game(game)
         if status and status not in _STATUS_NAMES:
             raise ServiceError("request/invalid", f"status {status} is not a GameStatus value")
-        if page_token and not (page_token.isascii() and page_token.isdigit() and len(page_token) <= 20):
+        if page_token and not (page_token.isascii() and page_token.isdigit() and len(page_token) <= 18):
             raise ServiceError("request/invalid", "page_token must be a token from an earlier ListGames reply")
         size = _page_size(page_size, default=50, limit=500)
         page = await self._store.list_games(

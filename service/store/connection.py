@@ -18,7 +18,7 @@ from service import metrics
 
 __all__ = ["MeasuredRedis", "RedisConnection", "open_redis"]
 
-_MAX_CONNECTIONS = 2000  # live tails hold one connection per game while they block on XREAD
+_MAX_CONNECTIONS = 2000  # live tails share one; each connected bot holds one (at most --max-streams)
 
 
 class MeasuredRedis(aioredis.Redis):

@@ -1,4 +1,6 @@
-"""Live tails of game logs: one Redis reader per game per process, fanned out to every local watcher.
+"""Live tails of game logs: one Redis reader per process for every game it tails (one XREAD over all
+their streams, so thousands of watched games hold one connection, not one each), fanned out to every
+local watcher of each game.
 
 A watcher first reads the history from its version, then takes live events from the reader. Versions are
 dense, so a watcher detects any hole (it joined while the reader was between reads, or it fell behind and
@@ -25,7 +27,7 @@ __all__ = ["TailHub"]
 Reader = Callable[[str, int, int], Awaitable[list[StoredEvent]]]
 _PAGE = 500
 _BUFFER = 1000  # live events buffered per watcher before it is switched to reading the log itself
-_BLOCK_MS = 1000
+_BLOCK_MS = 200  # how long a game that starts being tailed may wait to join the shared read
 
 
 class _Watcher:
@@ -59,53 +61,39 @@ class _Cursor:
 
 
 class _GameReader:
-    """The one task that reads a game's stream for this process."""
+    """One game this process tails: its stream key, the id of the last entry read, its watchers."""
 
-    def __init__(self, client: aioredis.Redis, key: str) -> None:
+    def __init__(self, key: str) -> None:
         self.watchers: set[_Watcher] = set()
-        self._redis = client
-        self._key = key
-        self.task: asyncio.Task[None] | None = None
+        self.key = key
+        #: None until the stream's end is known (then entries after it are read).
+        self.last: bytes | str | None = None
 
-    def start(self, last: bytes | str) -> None:
-        """Read entries after ``last`` for as long as there are watchers."""
-        self.task = asyncio.create_task(self._run(last))
-
-    async def _run(self, last: bytes | str) -> None:
-        try:
-            await self._follow(last)
-        except Exception as error:  # a broken connection ends every watcher's stream with the error
+    def deliver(self, entries: Entries) -> None:
+        """Hand entries read from the stream to every watcher."""
+        for entry_id, fields in entries:
+            event = parse_entry(entry_id, fields)
+            metrics.tail_delivered(event.recorded_at_ms)
+            self.last = entry_id
             for watcher in list(self.watchers):
-                watcher.failure = error
-                watcher.wake.set()
+                watcher.push(event)
 
-    async def _follow(self, last: bytes | str) -> None:
-        while self.watchers:
-            response = cast(
-                list[tuple[bytes, Entries]], await self._redis.xread({self._key: last}, block=_BLOCK_MS, count=_PAGE)
-            )
-            for _stream, entries in response or []:
-                for entry_id, fields in entries:
-                    event = parse_entry(entry_id, fields)
-                    metrics.tail_delivered(event.recorded_at_ms)
-                    last = entry_id
-                    for watcher in list(self.watchers):
-                        watcher.push(event)
-
-    async def last_id(self) -> bytes | str:
-        """The id of the stream's newest entry ("0-0" when empty)."""
-        latest = cast(Entries, await self._redis.xrevrange(self._key, count=1))
-        return latest[0][0] if latest else "0-0"
+    def fail(self, error: BaseException) -> None:
+        """End every watcher's stream with ``error``."""
+        for watcher in list(self.watchers):
+            watcher.failure = error
+            watcher.wake.set()
 
 
 class TailHub:
-    """Shares one reader per game among all of this process's watchers of that game."""
+    """Shares one Redis read among all of this process's watchers of every game."""
 
     def __init__(self, client: aioredis.Redis, keys: Keys, read: Reader) -> None:
         self._redis = client
         self._keys = keys
         self._read = read
         self._readers: dict[str, _GameReader] = {}
+        self._task: asyncio.Task[None] | None = None
 
     async def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         """Events from ``from_version`` on, history then live; ends after an event marked final."""
@@ -159,19 +147,44 @@ class TailHub:
 
     async def _join(self, game_id: str) -> _Watcher:
         """Register a watcher before it reads the history, so every later event reaches it live. A new
-        reader starts from the stream's end as it was before that history read."""
+        game is read from the stream's end as it was before that history read."""
         watcher = _Watcher()
         reader = self._readers.get(game_id)
-        if reader is not None and (reader.task is None or not reader.task.done()):
+        if reader is not None:
             reader.watchers.add(watcher)
             return watcher
-        reader = _GameReader(self._redis, self._keys.log(game_id))
+        reader = _GameReader(self._keys.log(game_id))
         reader.watchers.add(watcher)
         self._readers[game_id] = reader
-        last = await reader.last_id()
-        if reader.task is None:  # another watcher may have started it while we awaited
-            reader.start(last)
+        latest = cast(Entries, await self._redis.xrevrange(reader.key, count=1))
+        reader.last = latest[0][0] if latest else "0-0"
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._follow())
         return watcher
+
+    async def _follow(self) -> None:
+        """Read every tailed game's new entries with one blocking XREAD over their streams, for as long
+        as there are games to tail (a game joining during a read is included in the next one, at most
+        _BLOCK_MS later, from where its history read began: nothing is missed). A failed read ends every
+        watcher's stream with the error."""
+        try:
+            while self._readers:
+                readers = {r.key: r for r in list(self._readers.values()) if r.last is not None}
+                if not readers:
+                    await asyncio.sleep(_BLOCK_MS / 1000)
+                    continue
+                streams = {key: reader.last for key, reader in readers.items()}
+                response = cast(
+                    list[tuple[bytes, Entries]],
+                    await self._redis.xread(streams, block=_BLOCK_MS, count=_PAGE),  # type: ignore[arg-type]
+                )
+                for stream, entries in response or []:
+                    reader = readers.get(stream.decode())
+                    if reader is not None:
+                        reader.deliver(entries)
+        except Exception as error:  # a broken connection ends every watcher's stream with the error
+            for reader in list(self._readers.values()):
+                reader.fail(error)
 
     def _leave(self, game_id: str, watcher: _Watcher) -> None:
         reader = self._readers.get(game_id)
@@ -179,8 +192,8 @@ class TailHub:
             return
         reader.watchers.discard(watcher)
         if not reader.watchers:
-            # The reader ends by itself when its current blocking read returns: cancelling a command in
-            # flight could hand a connection with an unread reply back to the pool.
+            # The shared read leaves the game out from its next XREAD: cancelling a command in flight
+            # could hand a connection with an unread reply back to the pool.
             del self._readers[game_id]
 
     def readers(self) -> int:
@@ -188,10 +201,10 @@ class TailHub:
         return len(self._readers)
 
     async def close(self) -> None:
-        """Cancel every reader."""
-        for reader in list(self._readers.values()):  # readers leave while we wait for others
-            if reader.task is not None:
-                reader.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await reader.task
+        """Stop the shared read."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
         self._readers.clear()

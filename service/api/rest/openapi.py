@@ -15,6 +15,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 
 from parlour.v1 import errors_pb2
 from service.api.rest.routes import Route
+from service.app.bounds import FIELD_BOUNDS
 
 __all__ = ["openapi_document"]
 
@@ -81,7 +82,7 @@ class _Schemas:
             value = self.field(message.fields_by_name["value"])
             schema: Schema = {"type": "object", "additionalProperties": value}
         else:
-            schema = self.single(field)
+            schema = {**self.single(field), **FIELD_BOUNDS.get(field.full_name, {})}  # what the server enforces
             if field.is_repeated:
                 schema = {"type": "array", "items": schema}
         return self._described(field.full_name, schema)
