@@ -1,6 +1,8 @@
 """Structured logs: JSON lines through structlog, with request context (game id, seat, command id) bound.
 
-Logs never carry command or event payloads: a hidden choice must not leak through them.
+Logs never carry command or event payloads, nor the sentences of rejected requests (a rule error speaks
+from the actor's view and may name its cards): a hidden choice or hand must not leak through them. Lines
+name reasons, ids, kinds and versions only.
 """
 
 from __future__ import annotations

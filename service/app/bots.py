@@ -25,7 +25,7 @@ from parlour.v1 import bot_service_pb2 as pb
 from parlour.v1 import errors_pb2, game_pb2
 from service.app.api_keys import ApiKeys
 from service.app.clocks import Clocks
-from service.app.errors import ServiceError
+from service.app.errors import ServiceError, loggable
 from service.app.games import Games
 from service.app.records import timestamp
 from service.app.tokens import hash_token, token_matches
@@ -65,7 +65,7 @@ class _Session:
     def _done(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            log.warning("bot session failed", bot=self.name, error=repr(task.exception()))
+            log.warning("bot session failed", bot=self.name, error=loggable(task.exception()))  # type: ignore[arg-type]
             self.ended.set()
 
 

@@ -18,7 +18,7 @@ from engines.errors import (
     NotYourTurnError,
 )
 
-__all__ = ["ERRORS", "MAX_MESSAGE", "ErrorKind", "ServiceError", "from_game_error", "quoted"]
+__all__ = ["ERRORS", "MAX_MESSAGE", "ErrorKind", "ServiceError", "from_game_error", "loggable", "quoted"]
 
 #: The longest sentence an error carries (longer ones are cut), so that no request can make the server
 #: echo more than this into a status message or a response (a client's metadata limit is 8 to 16 KiB).
@@ -109,3 +109,11 @@ def from_game_error(error: GameError) -> ServiceError:
     """The service error for an engine's rule error, keeping the engine's sentence."""
     reason = next((r for cls, r in _GAME_ERRORS if isinstance(error, cls)), "command/illegal")
     return ServiceError(reason, str(error))
+
+
+def loggable(error: BaseException) -> str:
+    """What a log line may say about ``error``: its type and, for service and rule errors, the reason or
+    class, never the sentence (a rule error speaks from the actor's view and may name its hidden cards)."""
+    if isinstance(error, ServiceError):
+        return f"ServiceError({error.reason})"
+    return type(error).__name__

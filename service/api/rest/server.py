@@ -168,7 +168,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
         response = await handler(request)
     except ServiceError as error:
-        log.info("request rejected", path=request.path, reason=error.reason, message=error.message)
+        log.info("request rejected", path=request.path, reason=error.reason)  # never the sentence (see logs.py)
         response = _json_error(HttpError.of(error))
     except CallAbortedError as aborted:
         response = _json_error(aborted.error)
