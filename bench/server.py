@@ -232,7 +232,7 @@ async def _new_mirrored_game(
 
 async def _mirror_drivers(channel: grpc.aio.Channel, in_flight: int, seed: int, result: LoadResult) -> list[Driver]:
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    first = [await _new_mirrored_game(stub, f"{seed}-{i}-0".encode(), result) for i in range(in_flight)]
+    first = [await _new_mirrored_game(stub, f"{seed}-{i}-0".encode().ljust(16, b"."), result) for i in range(in_flight)]
     return [_mirror_driver(stub, index, first[index], seed, result) for index in range(in_flight)]
 
 
@@ -248,7 +248,7 @@ def _mirror_driver(
         while time.perf_counter() < window.end:
             if game.is_over(mirror.state):
                 played += 1
-                mirror = await _new_mirrored_game(stub, f"{seed}-{index}-{played}".encode(), result)
+                mirror = await _new_mirrored_game(stub, f"{seed}-{index}-{played}".encode().ljust(16, b"."), result)
                 continue
             seat = rng.choice(sorted(game.pending(mirror.state)))
             command = rng.choice(game.legal_commands(mirror.state, seat))
@@ -284,7 +284,7 @@ def _auth(token: str) -> tuple[tuple[str, str | bytes], ...]:
 
 async def _game_drivers(channel: grpc.aio.Channel, in_flight: int, seed: int, result: LoadResult) -> list[Driver]:
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    first = [await _new_game(stub, f"{seed}-{i}-0".encode(), result) for i in range(in_flight)]
+    first = [await _new_game(stub, f"{seed}-{i}-0".encode().ljust(16, b"."), result) for i in range(in_flight)]
     return [_game_driver(stub, index, first[index], seed, result) for index in range(in_flight)]
 
 
@@ -313,7 +313,7 @@ def _game_driver(
                 view = await view_of(game, seat, window)
             if view.status == game_pb2.GAME_STATUS_FINISHED:
                 played += 1
-                game, seat = await _new_game(stub, f"{seed}-{index}-{played}".encode(), result), 0
+                game, seat = await _new_game(stub, f"{seed}-{index}-{played}".encode().ljust(16, b"."), result), 0
                 continue
             await _submit(
                 stub,
@@ -504,7 +504,7 @@ async def build_population(games: Games, total: int, finished_each: int) -> Popu
         batch = plans[start : start + 32]
         ids = await asyncio.gather(
             *(
-                play_in_process(games, config, f"pop-{start + i}".encode(), moves)
+                play_in_process(games, config, f"pop-{start + i}".encode().ljust(16, b"."), moves)
                 for i, (_, config, moves) in enumerate(batch)
             )
         )
@@ -561,7 +561,9 @@ async def use_case_costs(app: App, games: int = 10) -> UseCaseCosts:
     """Play ``games`` whole games one move at a time through ``app.games``, timing each call."""
     costs = UseCaseCosts()
     for index in range(games):
-        await play_in_process(app.games, GAME.spec.config(SEATS), f"costs-{index}".encode(), None, (app, costs))
+        await play_in_process(
+            app.games, GAME.spec.config(SEATS), f"costs-{index}".encode().ljust(16, b"."), None, (app, costs)
+        )
     return costs
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 from google.protobuf.message import Message
 
 from engines.errors import ConfigError, GameOverError, NotYourTurnError
+from engines.prng import Prng
 
 __all__ = [
     "Game",
@@ -26,6 +27,7 @@ __all__ = [
     "advance",
     "commit_seed",
     "fold",
+    "pick_default",
     "rank_by",
     "step",
 ]
@@ -137,10 +139,11 @@ class Game(Protocol[S, C, E, V]):
     event_type: type[E]
     view_type: type[V]
 
-    def start(self, config: GameConfig, seed: bytes) -> list[E]:
+    def start(self, config: GameConfig, seed: bytes, salt: bytes = b"") -> list[E]:
         """The setup events of a new game. All chance is drawn from a :class:`~engines.prng.Prng` seeded by
-        ``seed`` and written into the events. The first event names the rules version and carries the
-        seed's commitment (:func:`commit_seed`)."""
+        ``seed`` alone and written into the events (``salt`` changes no card). The first event names the
+        rules version and carries the seed's commitment (:func:`commit_seed` of ``seed`` and ``salt``); the
+        seed and salt are kept in it for the server and revealed in the final event."""
         ...
 
     def evolve(self, state: S | None, event: E) -> S:
@@ -169,17 +172,21 @@ class Game(Protocol[S, C, E, V]):
 
     def legal_commands(self, state: S, seat: int) -> list[C]:
         """Every command ``seat`` may submit now: exactly those that :func:`step` accepts. Empty exactly
-        when the seat need not act. The first one is a sensible default move."""
+        when the seat need not act. The first one is a sensible move for a bot (the server's timeout
+        default is drawn uniformly instead, see ``default_command``)."""
         ...
 
-    def view(self, state: S, seat: int | None) -> V:
-        """What ``seat`` (``None``: a spectator) may see. After the game is over, hidden parts that the
-        game's rules reveal at the end are shown to everyone."""
+    def view(self, state: S, seat: int | None, *, reveal: bool = False) -> V:
+        """What ``seat`` (``None``: a spectator) may see, hidden information redacted as while the game
+        runs, whatever the state. ``reveal`` (only for a finished game whose policy makes everything public,
+        see "Hidden information after the end" in the rules) shows every hidden part the view has room for
+        to everyone."""
         ...
 
     def redact(self, event: E, seat: int | None, *, finished: bool = False) -> E:
-        """A copy of ``event`` with what ``seat`` may not see removed. ``finished`` says the game is over,
-        so whatever its rules reveal at the end may be shown."""
+        """A copy of ``event`` with what ``seat`` may not see removed, as while the game runs (the seed and
+        its salt included, in the first and the final event). ``finished`` (only for a finished game whose
+        policy makes everything public) returns the event whole."""
         ...
 
     def is_over(self, state: S) -> bool:
@@ -190,8 +197,12 @@ class Game(Protocol[S, C, E, V]):
         """Final standings once the game is over; ``None`` before."""
         ...
 
-    def default_command(self, state: S, seat: int) -> C:
-        """What the server plays for a pending seat whose clock ran out (always a legal command)."""
+    def default_command(self, state: S, seat: int, nonce: str = "") -> C:
+        """What the server plays for a pending seat whose clock ran out (always a legal command). It must
+        tell nothing the seat's hidden cards would not: every game picks uniformly among the seat's legal
+        commands with :func:`pick_default` (randomness from the secret seed and ``nonce``, which the server
+        sets to the version the default is played at, so each decision draws afresh). The pick is recorded
+        as the command of the timed-out events, so replays need not re-draw it."""
         ...
 
 
@@ -242,10 +253,18 @@ def fold(game: Game[S, C, E, V], events: Iterable[E], state: S | None = None) ->
     return state
 
 
-def commit_seed(seed: bytes, rules_version: str) -> bytes:
+def commit_seed(seed: bytes, rules_version: str, salt: bytes = b"") -> bytes:
     """The public commitment to a secret seed: SHA-256 of ``b"parlour-seed-v1\\0" + rules_version +
-    b"\\0" + seed``. Published in a game's first event; anyone can check it once the seed is revealed."""
-    return hashlib.sha256(b"parlour-seed-v1\0" + rules_version.encode() + b"\0" + seed).digest()
+    b"\\0" + salt + seed`` (the server's salt is 16 random bytes, so even a short or guessable seed cannot
+    be found from its commitment; games made before salts have none). Published in a game's first event;
+    anyone can check it once the final event reveals the seed and the salt."""
+    return hashlib.sha256(b"parlour-seed-v1\0" + rules_version.encode() + b"\0" + salt + seed).digest()
+
+
+def pick_default(commands: Sequence[C], seed: bytes, seat: int, nonce: str) -> C:
+    """One of ``commands``, uniformly, drawn from ``Prng(seed, "default", nonce, str(seat))``: a default
+    move that says nothing about the seat's other options (the lowest card would say "nothing lower")."""
+    return Prng(seed, "default", nonce, str(seat)).choice(commands)
 
 
 def rank_by(seats: Sequence[int], key: Mapping[int, K], score: Mapping[int, int]) -> Result:

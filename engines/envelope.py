@@ -43,14 +43,17 @@ def unwrap_event(game: AnyGame, envelope: game_pb2.Event) -> Any:
     return getattr(envelope, game.spec.name)
 
 
-def view_envelope(game: AnyGame, state: Any, seat: int | None, **fields: Any) -> game_pb2.GameView:
+def view_envelope(
+    game: AnyGame, state: Any, seat: int | None, *, reveal: bool = False, **fields: Any
+) -> game_pb2.GameView:
     """A seat's (or a spectator's) GameView of ``state``: board, pending seats, the seat's legal commands
-    and, once the game is over, the standings. ``fields`` sets game_id and version."""
+    and, once the game is over, the standings. ``reveal`` shows every hidden part (see ``Game.view``: only
+    for a finished game whose policy makes everything public). ``fields`` sets game_id and version."""
     view = game_pb2.GameView(game=game.spec.name, pending_seats=sorted(game.pending(state)), **fields)
     if seat is not None:
         view.seat = seat
         view.legal_commands.extend(wrap_command(game, c) for c in game.legal_commands(state, seat))
-    getattr(view, game.spec.name).CopyFrom(game.view(state, seat))
+    getattr(view, game.spec.name).CopyFrom(game.view(state, seat, reveal=reveal))
     result = game.result(state)
     view.status = game_pb2.GAME_STATUS_FINISHED if result else game_pb2.GAME_STATUS_RUNNING
     if result:

@@ -58,12 +58,15 @@ def _bad(version: int, message: str) -> Verdict:
     return Verdict(False, version, message)
 
 
-def verify_log(game: AnyGame, config: GameConfig, seed: bytes, log: Sequence[LoggedEvent]) -> Verdict:
-    """Check ``log`` against a fresh run of ``game`` from ``seed`` (see the module docstring)."""
-    problem = _check_start(game, seed, log)
+def verify_log(
+    game: AnyGame, config: GameConfig, seed: bytes, log: Sequence[LoggedEvent], *, salt: bytes = b""
+) -> Verdict:
+    """Check ``log`` against a fresh run of ``game`` from ``seed`` and the commitment's ``salt`` (see the
+    module docstring)."""
+    problem = _check_start(game, seed, salt, log)
     if problem:
         return problem
-    expected = game.start(config, seed)
+    expected = game.start(config, seed, salt)
     problem = _compare(expected, log, 0, "the setup")
     if problem:
         return problem
@@ -81,9 +84,9 @@ def verify_log(game: AnyGame, config: GameConfig, seed: bytes, log: Sequence[Log
     return Verdict(True, 0, f"all {len(log)} events re-decided from the revealed seed are identical", state)
 
 
-def _check_start(game: AnyGame, seed: bytes, log: Sequence[LoggedEvent]) -> Verdict | None:
+def _check_start(game: AnyGame, seed: bytes, salt: bytes, log: Sequence[LoggedEvent]) -> Verdict | None:
     """The log begins with game_started, made by these rules, whose seed commitment matches the revealed
-    seed. A log of other rules (another rules version) is reported as such, not as a difference."""
+    seed and salt. A log of other rules (another rules version) is reported as such, not as a difference."""
     if not log:
         return _bad(0, "the log is empty")
     if log[0].event.WhichOneof("kind") != "game_started":
@@ -95,7 +98,7 @@ def _check_start(game: AnyGame, seed: bytes, log: Sequence[LoggedEvent]) -> Verd
             f"{game.spec.rules_version}, so it cannot be re-run with them"
         )
         return _bad(log[0].version, message)
-    if commit_seed(seed, rules_version) != commitment:
+    if commit_seed(seed, rules_version, salt) != commitment:
         return _bad(log[0].version, "the revealed seed does not match the commitment published in event 1")
     return None
 

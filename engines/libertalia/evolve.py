@@ -52,6 +52,7 @@ def _started(e: pb.LibertaliaGameStarted) -> State:
         rules_version=e.rules_version,
         seed=e.seed,
         seed_commitment=e.seed_commitment,
+        seed_salt=e.seed_salt,
         midshipman=e.midshipman,
         players=tuple(Player() for _ in range(e.seats)),
         reputation=tuple(e.reputation),

@@ -14,7 +14,7 @@ depends on them); every seat's night abilities are queued at once and resolved s
 
 from __future__ import annotations
 
-from engines.contract import GameConfig, GameSpec, OptionSpec, Result
+from engines.contract import GameConfig, GameSpec, OptionSpec, Result, pick_default
 from engines.libertalia import rules, view
 from engines.libertalia.evolve import evolve
 from engines.libertalia.scoring import result
@@ -64,9 +64,9 @@ class Libertalia:
     event_type = pb.LibertaliaEvent
     view_type = pb.LibertaliaView
 
-    def start(self, config: GameConfig, seed: bytes) -> list[pb.LibertaliaEvent]:
+    def start(self, config: GameConfig, seed: bytes, salt: bytes = b"") -> list[pb.LibertaliaEvent]:
         """Game started (sides, reputation order, seed commitment), the bag filled, voyage 1 set up."""
-        return start_events(config, seed)
+        return start_events(config, seed, salt)
 
     def evolve(self, state: State | None, event: pb.LibertaliaEvent) -> State:
         """The state after ``event``."""
@@ -97,9 +97,9 @@ class Libertalia:
         """Every command ``seat`` may submit now."""
         return rules.legal_commands(state, seat)
 
-    def view(self, state: State, seat: int | None) -> pb.LibertaliaView:
-        """The board as ``seat`` (or a spectator) sees it."""
-        return view.view(state, seat)
+    def view(self, state: State, seat: int | None, *, reveal: bool = False) -> pb.LibertaliaView:
+        """The board as ``seat`` (or a spectator) sees it; everything with ``reveal``."""
+        return view.view(state, seat, reveal=reveal)
 
     def redact(self, event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False) -> pb.LibertaliaEvent:
         """``event`` as ``seat`` may see it."""
@@ -113,9 +113,10 @@ class Libertalia:
         """Standings by score, ties to the reputation furthest right; ``None`` before the end."""
         return result(state) if state.phase is Phase.OVER else None
 
-    def default_command(self, state: State, seat: int) -> pb.LibertaliaCommand:
-        """The first legal command (the lowest card, the first option)."""
-        return rules.legal_commands(state, seat)[0]
+    def default_command(self, state: State, seat: int, nonce: str = "") -> pb.LibertaliaCommand:
+        """Any legal command, uniformly (:func:`~engines.contract.pick_default` from the secret seed): the
+        card, choice or option played for a timed-out seat says nothing about the others it held."""
+        return pick_default(rules.legal_commands(state, seat), state.seed, seat, nonce)
 
 
 LIBERTALIA = Libertalia()

@@ -98,5 +98,7 @@ def finish_events(state: State) -> list[pb.LibertaliaEvent]:
     """The game-over event: final scores, the winner and the revealed seed."""
     standings = result(state)
     scores = [pb.LibertaliaSeatScore(seat=s, score=p.score) for s, p in enumerate(state.players)]
-    finished = pb.LibertaliaGameFinished(scores=scores, winner=standings.winners[0], seed=state.seed)
+    finished = pb.LibertaliaGameFinished(
+        scores=scores, winner=standings.winners[0], seed=state.seed, seed_salt=state.seed_salt
+    )
     return [pb.LibertaliaEvent(game_finished=finished)]

@@ -17,7 +17,7 @@ RULES_VERSION = "libertalia/2"
 BOARDS = ("calm", "stormy", "uncharted")
 
 
-def start_events(config: GameConfig, seed: bytes) -> list[pb.LibertaliaEvent]:
+def start_events(config: GameConfig, seed: bytes, salt: bytes = b"") -> list[pb.LibertaliaEvent]:
     """Game started (sides, reputation, seed commitment), the bag filled, and voyage 1 set up."""
     seats = config.seats
     prng = Prng(seed, "setup")
@@ -30,8 +30,9 @@ def start_events(config: GameConfig, seed: bytes) -> list[pb.LibertaliaEvent]:
         sides=[pb.LIBERTALIA_SIDE_CALM + side for side in sides],  # type: ignore[misc]
         reputation=reputation,
         midshipman=seats == 2,
-        seed_commitment=commit_seed(seed, RULES_VERSION),
+        seed_commitment=commit_seed(seed, RULES_VERSION, salt),
         seed=seed,
+        seed_salt=salt,
         hidden_scores=config.option("scores") == "hidden",
         reputation_setup=config.option("reputation"),
     )

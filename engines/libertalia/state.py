@@ -92,6 +92,7 @@ class State:
     midshipman: bool
     players: tuple[Player, ...]
     reputation: tuple[int, ...]  # left to right: owner seat or -1
+    seed_salt: bytes = b""  # secret like the seed; in the commitment, revealed with the seed
     bag: tuple[int, ...] = (0, 0, 0, 0, 0, 0, 0)
     draws: int = 0
     voyage: int = 0

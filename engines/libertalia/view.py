@@ -6,16 +6,17 @@ from collections.abc import Callable
 
 from engines.libertalia.data import DAY, TYPES, has_timing, loot_pb
 from engines.libertalia.ops import GRAVEYARD, HAND, effect_pb
-from engines.libertalia.state import Phase, State
+from engines.libertalia.state import State
 from parlour.v1 import libertalia_pb2 as pb
 
 __all__ = ["redact", "view"]
 
 
-def view(state: State, seat: int | None) -> pb.LibertaliaView:
-    """The board as ``seat`` sees it: its own hand, graveyard and selection; everything public; never the
-    bag's contents beyond its size. After the game every hand and graveyard is shown."""
-    over = state.phase is Phase.OVER
+def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.LibertaliaView:
+    """The board as ``seat`` sees it: its own hand, graveyard, selection and (with hidden scores) score
+    dial; everything public; never the bag's contents beyond its size, even once the game is over. With
+    ``reveal`` (a finished game whose policy makes everything public) every hand, graveyard, selection and
+    score dial is shown to all."""
     result = pb.LibertaliaView(
         phase=state.phase.value,  # type: ignore[arg-type]
         voyage=state.voyage,
@@ -39,7 +40,7 @@ def view(state: State, seat: int | None) -> pb.LibertaliaView:
         midshipman=state.midshipman,
     )
     for s, player in enumerate(state.players):
-        mine = s == seat or over
+        mine = s == seat or reveal
         seat_view = result.seats.add(
             seat=s,
             hand_count=len(player.hand),
@@ -55,7 +56,7 @@ def view(state: State, seat: int | None) -> pb.LibertaliaView:
             doubloons=player.doubloons,
             score=player.score if mine or not state.hidden_scores else 0,
             has_selected=bool(player.selected),
-            selected=player.selected if s == seat else 0,
+            selected=player.selected if mine else 0,
             reputation_space=state.space(s),
         )
         del seat_view
@@ -69,13 +70,16 @@ def view(state: State, seat: int | None) -> pb.LibertaliaView:
 
 
 def redact(event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False) -> pb.LibertaliaEvent:
-    """``event`` as ``seat`` may see it. While the game runs: other seats' selections (before the reveal)
-    and Surgeon returns lose their rank, hidden score dials of other seats read 0 and the seed is removed.
-    The bag's order is never shown, not even after the end."""
+    """``event`` as ``seat`` may see it: the bag's order is removed, other seats' selections (before the
+    reveal) and Surgeon returns lose their rank, with hidden scores other seats' anchor net, banked
+    doubloons and score dial read 0, and the seed and its salt (first and final event) are removed.
+    ``finished`` (a finished game whose policy makes everything public): the event is returned whole."""
     kind = event.WhichOneof("kind")
+    if finished:
+        return event
     if kind == "bag_filled":
         return pb.LibertaliaEvent(bag_filled=pb.LibertaliaBagFilled(count=event.bag_filled.count))
-    hide = None if finished else _HIDES.get(str(kind))
+    hide = _HIDES.get(str(kind))
     if hide is None or not hide(event, seat):
         return event
     copy = pb.LibertaliaEvent()
@@ -84,15 +88,22 @@ def redact(event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = Fals
     return copy
 
 
+def _clear_seed(message: pb.LibertaliaGameStarted | pb.LibertaliaGameFinished) -> None:
+    message.ClearField("seed")
+    message.ClearField("seed_salt")
+
+
 def _clear_scores(event: pb.LibertaliaEvent, seat: int | None) -> None:
     for score in event.voyage_scored.scores:
         if score.seat != seat:
+            score.anchor_net = 0
             score.banked = 0
             score.score = 0
 
 
 _HIDES: dict[str, Callable[[pb.LibertaliaEvent, int | None], bool]] = {
-    "game_started": lambda e, seat: bool(e.game_started.seed),
+    "game_started": lambda e, seat: bool(e.game_started.seed or e.game_started.seed_salt),
+    "game_finished": lambda e, seat: bool(e.game_finished.seed or e.game_finished.seed_salt),
     "character_selected": lambda e, seat: e.character_selected.seat != seat and e.character_selected.rank != 0,
     "character_moved": lambda e, seat: (
         e.character_moved.seat != seat
@@ -103,7 +114,8 @@ _HIDES: dict[str, Callable[[pb.LibertaliaEvent, int | None], bool]] = {
     ),
 }
 _CLEAR: dict[str, Callable[[pb.LibertaliaEvent, int | None], None]] = {
-    "game_started": lambda e, seat: e.game_started.ClearField("seed"),
+    "game_started": lambda e, seat: _clear_seed(e.game_started),
+    "game_finished": lambda e, seat: _clear_seed(e.game_finished),
     "character_selected": lambda e, seat: setattr(e.character_selected, "rank", 0),
     "character_moved": lambda e, seat: setattr(e.character_moved, "rank", 0),
     "voyage_scored": _clear_scores,

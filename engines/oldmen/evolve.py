@@ -29,6 +29,7 @@ def _started(e: pb.OldmenGameStarted) -> State:
         rules_version=e.rules_version,
         seed=e.seed,
         seed_commitment=e.seed_commitment,
+        seed_salt=e.seed_salt,
         orangutans=tuple(Orangutan.from_pb(o) for o in e.orangutans),
         players=tuple(SeatState() for _ in range(e.seats)),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.contract import GameConfig, GameSpec, OptionSpec, Result
+from engines.contract import GameConfig, GameSpec, OptionSpec, Result, pick_default
 from engines.oldmen import rules, view
 from engines.oldmen.data import load_orangutans
 from engines.oldmen.evolve import evolve
@@ -42,9 +42,9 @@ class OldMen:
     def __init__(self) -> None:
         self._orangutans = load_orangutans()
 
-    def start(self, config: GameConfig, seed: bytes) -> list[pb.OldmenEvent]:
+    def start(self, config: GameConfig, seed: bytes, salt: bytes = b"") -> list[pb.OldmenEvent]:
         """Game started, then the first deal: start player, hands, orangutan deck and row."""
-        return start_events(config, seed, self._orangutans)
+        return start_events(config, seed, self._orangutans, salt)
 
     def evolve(self, state: State | None, event: pb.OldmenEvent) -> State:
         """The state after ``event``."""
@@ -70,9 +70,9 @@ class OldMen:
         """Every command ``seat`` may submit now."""
         return rules.legal_commands(state, seat)
 
-    def view(self, state: State, seat: int | None) -> pb.OldmenView:
-        """The board as ``seat`` (or a spectator) sees it."""
-        return view.view(state, seat)
+    def view(self, state: State, seat: int | None, *, reveal: bool = False) -> pb.OldmenView:
+        """The board as ``seat`` (or a spectator) sees it; everything with ``reveal``."""
+        return view.view(state, seat, reveal=reveal)
 
     def redact(self, event: pb.OldmenEvent, seat: int | None, *, finished: bool = False) -> pb.OldmenEvent:
         """``event`` as ``seat`` may see it."""
@@ -88,9 +88,10 @@ class OldMen:
             return None
         return match_result(state)
 
-    def default_command(self, state: State, seat: int) -> pb.OldmenCommand:
-        """The lowest card, the first card that may be taken, or declining to save."""
-        return rules.legal_commands(state, seat)[0]
+    def default_command(self, state: State, seat: int, nonce: str = "") -> pb.OldmenCommand:
+        """Any legal command, uniformly (:func:`~engines.contract.pick_default` from the secret seed): the
+        card, choice or option played for a timed-out seat says nothing about the others it held."""
+        return pick_default(rules.legal_commands(state, seat), state.seed, seat, nonce)
 
 
 OLDMEN = OldMen()

@@ -204,7 +204,7 @@ def _end_of_deal(state: State) -> list[pb.OldmenEvent]:
         return [finished, *deal_events(state.deal + 1, state.seats, state.seed, state.orangutans)]
     result = match_result(evolve(state, finished))
     totals = [pb.OldmenSeatScore(seat=s.seat, score=s.score) for s in sorted(result.standings, key=lambda s: s.seat)]
-    match = pb.OldmenMatchFinished(totals=totals, winners=result.winners, seed=state.seed)
+    match = pb.OldmenMatchFinished(totals=totals, winners=result.winners, seed=state.seed, seed_salt=state.seed_salt)
     return [finished, pb.OldmenEvent(match_finished=match)]
 
 

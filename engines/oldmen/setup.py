@@ -12,14 +12,17 @@ __all__ = ["RULES_VERSION", "deal_events", "start_events"]
 RULES_VERSION = "oldmen/1"
 
 
-def start_events(config: GameConfig, seed: bytes, orangutans: tuple[Orangutan, ...]) -> list[pb.OldmenEvent]:
+def start_events(
+    config: GameConfig, seed: bytes, orangutans: tuple[Orangutan, ...], salt: bytes = b""
+) -> list[pb.OldmenEvent]:
     """The first event of a game (rules, options, seed commitment) followed by the first deal."""
     started = pb.OldmenGameStarted(
         rules_version=RULES_VERSION,
         seats=config.seats,
         match_deals=config.number("match_deals"),
-        seed_commitment=commit_seed(seed, RULES_VERSION),
+        seed_commitment=commit_seed(seed, RULES_VERSION, salt),
         seed=seed,
+        seed_salt=salt,
         orangutans=[o.to_pb() for o in orangutans],
     )
     return [pb.OldmenEvent(game_started=started), *deal_events(1, config.seats, seed, orangutans)]

@@ -72,6 +72,7 @@ class State:
     seed_commitment: bytes
     orangutans: tuple[Orangutan, ...]
     players: tuple[SeatState, ...]
+    seed_salt: bytes = b""  # secret like the seed; in the commitment, revealed with the seed
     deal: int = 0
     round: int = 1
     leader: int = 0

@@ -17,9 +17,10 @@ _PHASES = {
 }
 
 
-def view(state: State, seat: int | None) -> pb.OldmenView:
+def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.OldmenView:
     """The board as ``seat`` sees it: its own hand, everyone's public cards; never the orangutan deck
-    order, other hands or the undealt cards."""
+    order, other hands or the undealt cards, even once the game is over. With ``reveal`` (a finished game
+    whose policy makes everything public) every hand is shown to all."""
     result = pb.OldmenView(
         phase=_PHASES[state.phase],
         deal=state.deal,
@@ -41,7 +42,7 @@ def view(state: State, seat: int | None) -> pb.OldmenView:
             score=player.score,
             match_score=player.match_score,
         )
-        if s == seat:
+        if s == seat or reveal:
             seat_view.hand.extend(c.to_pb() for c in sorted(player.hand))
         for saved in player.saved:
             seat_view.saved.add(
@@ -57,10 +58,13 @@ def view(state: State, seat: int | None) -> pb.OldmenView:
 
 
 def redact(event: pb.OldmenEvent, seat: int | None, *, finished: bool = False) -> pb.OldmenEvent:
-    """``event`` as ``seat`` may see it. Other seats' hands and the seed are removed while the game runs;
-    the orangutan deck order is never shown, not even after the end (rules section 6)."""
+    """``event`` as ``seat`` may see it: other seats' hands, the orangutan deck order, the seed and its
+    salt (in the first and the final event) are removed. ``finished`` (a finished game whose policy makes
+    everything public): the event is returned whole."""
     kind = event.WhichOneof("kind")
-    if kind == "hand_dealt" and not finished and event.hand_dealt.seat != seat:
+    if finished:
+        return event
+    if kind == "hand_dealt" and event.hand_dealt.seat != seat:
         copy = pb.OldmenEvent()
         copy.CopyFrom(event)
         del copy.hand_dealt.cards[:]
@@ -68,9 +72,10 @@ def redact(event: pb.OldmenEvent, seat: int | None, *, finished: bool = False) -
     if kind == "orangutan_deck_shuffled":
         shuffled = pb.OldmenOrangutanDeckShuffled(count=event.orangutan_deck_shuffled.count)
         return pb.OldmenEvent(orangutan_deck_shuffled=shuffled)
-    if kind == "game_started" and not finished:
+    if kind in ("game_started", "match_finished"):
         copy = pb.OldmenEvent()
         copy.CopyFrom(event)
-        copy.game_started.ClearField("seed")
+        getattr(copy, kind).ClearField("seed")
+        getattr(copy, kind).ClearField("seed_salt")
         return copy
     return event

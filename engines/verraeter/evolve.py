@@ -41,6 +41,7 @@ def _started(e: pb.VerraeterGameStarted) -> State:
         rules_version=e.rules_version,
         seed=e.seed,
         seed_commitment=e.seed_commitment,
+        seed_salt=e.seed_salt,
         options=tuple((o.name, o.value) for o in e.options),
         land_types=tuple(LandType.from_pb(t) for t in e.land_types),
         actions=tuple(e.actions),

@@ -225,7 +225,12 @@ def end_round(chain: Chain) -> None:
     for bonus in bonuses:
         totals[bonus.seat] += bonus.points
     finished = pb.VerraeterGameFinished(
-        bonuses=bonuses, totals=totals, winners=winners_of(totals), seed=state.seed, early=state.round < state.rounds
+        bonuses=bonuses,
+        totals=totals,
+        winners=winners_of(totals),
+        seed=state.seed,
+        seed_salt=state.seed_salt,
+        early=state.round < state.rounds,
     )
     chain.emit(pb.VerraeterEvent(game_finished=finished))
 

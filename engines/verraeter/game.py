@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.contract import GameConfig, GameSpec, OptionSpec, Result
+from engines.contract import GameConfig, GameSpec, OptionSpec, Result, pick_default
 from engines.verraeter import rules, scoring, view
 from engines.verraeter.evolve import evolve
 from engines.verraeter.flow import DATA
@@ -58,9 +58,9 @@ class Verraeter:
     event_type = pb.VerraeterEvent
     view_type = pb.VerraeterView
 
-    def start(self, config: GameConfig, seed: bytes) -> list[pb.VerraeterEvent]:
+    def start(self, config: GameConfig, seed: bytes, salt: bytes = b"") -> list[pb.VerraeterEvent]:
         """Game started, seats and houses, the ring of lands, the starting hands and the draw deck."""
-        return start_events(config, seed, DATA)
+        return start_events(config, seed, DATA, salt)
 
     def evolve(self, state: State | None, event: pb.VerraeterEvent) -> State:
         """The state after ``event``."""
@@ -83,9 +83,9 @@ class Verraeter:
         """Every command ``seat`` may submit now, the default first."""
         return rules.legal_commands(state, seat)
 
-    def view(self, state: State, seat: int | None) -> pb.VerraeterView:
-        """The board as ``seat`` (or a spectator) sees it."""
-        return view.view(state, seat)
+    def view(self, state: State, seat: int | None, *, reveal: bool = False) -> pb.VerraeterView:
+        """The board as ``seat`` (or a spectator) sees it; everything with ``reveal``."""
+        return view.view(state, seat, reveal=reveal)
 
     def redact(self, event: pb.VerraeterEvent, seat: int | None, *, finished: bool = False) -> pb.VerraeterEvent:
         """``event`` as ``seat`` may see it."""
@@ -101,10 +101,10 @@ class Verraeter:
             return None
         return scoring.result(state)
 
-    def default_command(self, state: State, seat: int) -> pb.VerraeterCommand:
-        """The first legal command: the first free land or battlefield, the lowest action card, playing
-        no supply card, passing the build, declaring one's own house, discarding the lowest cards."""
-        return rules.legal_commands(state, seat)[0]
+    def default_command(self, state: State, seat: int, nonce: str = "") -> pb.VerraeterCommand:
+        """Any legal command, uniformly (:func:`~engines.contract.pick_default` from the secret seed): the
+        card, choice or option played for a timed-out seat says nothing about the others it held."""
+        return pick_default(rules.legal_commands(state, seat), state.seed, seat, nonce)
 
 
 VERRAETER = Verraeter()

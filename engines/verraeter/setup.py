@@ -12,7 +12,7 @@ __all__ = ["RULES_VERSION", "start_events"]
 RULES_VERSION = "verraeter/1"
 
 
-def start_events(config: GameConfig, seed: bytes, data: Data) -> list[pb.VerraeterEvent]:
+def start_events(config: GameConfig, seed: bytes, data: Data, salt: bytes = b"") -> list[pb.VerraeterEvent]:
     """Game started (rules, options, data, seed commitment), seats and houses, the ring of lands, each
     seat's starting hand and the draw deck. Drawn from ``Prng(seed, "verraeter", "setup")``."""
     seats = config.seats
@@ -24,8 +24,9 @@ def start_events(config: GameConfig, seed: bytes, data: Data) -> list[pb.Verraet
         seats=seats,
         rounds=data.rounds[seats],
         options=[pb.VerraeterOption(name=k, value=v) for k, v in config.options],
-        seed_commitment=commit_seed(seed, RULES_VERSION),
+        seed_commitment=commit_seed(seed, RULES_VERSION, salt),
         seed=seed,
+        seed_salt=salt,
         land_types=[t.to_pb() for t in data.land_types if t.id in types],
         actions=data.actions_for(config.flag("mercenary")),  # type: ignore[arg-type]
     )

@@ -90,6 +90,7 @@ class State:
     options: tuple[tuple[str, str], ...]
     land_types: tuple[LandType, ...]
     actions: tuple[int, ...]
+    seed_salt: bytes = b""  # secret like the seed; in the commitment, revealed with the seed
     players: tuple[Player, ...] = ()
     lands: tuple[Land, ...] = ()
     deck: tuple[int, ...] = ()

@@ -21,11 +21,11 @@ _PHASES = {
 _REVEALED = frozenset({Phase.MERCENARY, Phase.BUILD, Phase.DISCARD, Phase.OVER})
 
 
-def view(state: State, seat: int | None) -> pb.VerraeterView:
+def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.VerraeterView:
     """The board as ``seat`` sees it: its own hand and action card, the packet only while it holds it, and
-    everything public. Never the deck order, the hidden action card, the left-overs or other hands (hands
-    are shown to all once the game is over)."""
-    over = state.phase is Phase.OVER
+    everything public. Never the deck order, the hidden action card, the left-overs or other hands, even
+    once the game is over; with ``reveal`` (a finished game whose policy makes everything public) every
+    hand, the packet and every chosen action card are shown to all."""
     result = pb.VerraeterView(
         phase=_PHASES.get(state.phase, pb.VERRAETER_PHASE_UNSPECIFIED),
         round=state.round,
@@ -42,7 +42,7 @@ def view(state: State, seat: int | None) -> pb.VerraeterView:
         result.battlefield = state.battlefield
     if state.packet_seat >= 0:
         result.packet_seat = state.packet_seat
-        if state.packet_seat == seat:
+        if state.packet_seat == seat or reveal:
             result.packet.extend(sorted(state.packet))  # type: ignore[arg-type]
     if state.conflict is not None:
         c = state.conflict
@@ -67,7 +67,7 @@ def view(state: State, seat: int | None) -> pb.VerraeterView:
         if land.owner >= 0:
             land_view.building_owner = land.owner
             land_view.building_side = land.side  # type: ignore[assignment]
-    revealed = state.phase in _REVEALED
+    revealed = state.phase in _REVEALED or reveal
     for s, player in enumerate(state.players):
         seat_view = result.seats.add(
             seat=s,
@@ -80,7 +80,7 @@ def view(state: State, seat: int | None) -> pb.VerraeterView:
             has_action=bool(player.action),
             drawn=player.drawn,
         )
-        if s == seat or over:
+        if s == seat or reveal:
             seat_view.hand.extend(player.hand)
         if player.action and (s == seat or revealed):
             seat_view.action = player.action  # type: ignore[assignment]
@@ -90,10 +90,13 @@ def view(state: State, seat: int | None) -> pb.VerraeterView:
 
 
 def redact(event: pb.VerraeterEvent, seat: int | None, *, finished: bool = False) -> pb.VerraeterEvent:
-    """``event`` as ``seat`` may see it. Deck orders, the action-card order (the hidden card) and packets
-    of other seats are never shown; other seats' hands, draws and chosen action cards and the seed are
-    removed while the game runs."""
+    """``event`` as ``seat`` may see it: deck orders, the action-card order (the hidden card), packets of
+    other seats, other seats' hands, draws and chosen action cards, the seed and its salt (in the first and
+    the final event) are removed. ``finished`` (a finished game whose policy makes everything public):
+    the event is returned whole."""
     kind = event.WhichOneof("kind")
+    if finished:
+        return event
     redactor = _REDACT.get(kind or "")
     if redactor is None:
         return event
@@ -103,28 +106,33 @@ def redact(event: pb.VerraeterEvent, seat: int | None, *, finished: bool = False
 
 
 def _seed(e: pb.VerraeterEvent, seat: int | None, finished: bool) -> bool:
-    if finished:
-        return False
     e.game_started.ClearField("seed")
+    e.game_started.ClearField("seed_salt")
+    return True
+
+
+def _final_seed(e: pb.VerraeterEvent, seat: int | None, finished: bool) -> bool:
+    e.game_finished.ClearField("seed")
+    e.game_finished.ClearField("seed_salt")
     return True
 
 
 def _hand(e: pb.VerraeterEvent, seat: int | None, finished: bool) -> bool:
-    if finished or e.hand_dealt.seat == seat:
+    if e.hand_dealt.seat == seat:
         return False
     del e.hand_dealt.values[:]
     return True
 
 
 def _drawn(e: pb.VerraeterEvent, seat: int | None, finished: bool) -> bool:
-    if finished or e.cards_drawn.seat == seat:
+    if e.cards_drawn.seat == seat:
         return False
     del e.cards_drawn.values[:]
     return True
 
 
 def _taken(e: pb.VerraeterEvent, seat: int | None, finished: bool) -> bool:
-    if finished or e.action_card_taken.seat == seat:
+    if e.action_card_taken.seat == seat:
         return False
     e.action_card_taken.ClearField("card")
     return True
@@ -154,6 +162,7 @@ def _action_order(e: pb.VerraeterEvent, seat: int | None, finished: bool) -> boo
 
 _REDACT = {
     "game_started": _seed,
+    "game_finished": _final_seed,
     "hand_dealt": _hand,
     "cards_drawn": _drawn,
     "action_card_taken": _taken,

@@ -18,7 +18,7 @@ from engines.contract import advance
 from engines.errors import GameError
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.errors import ServiceError, from_game_error
-from service.app.events import client_event, live_event
+from service.app.events import client_event, live_event, sent_whole
 from service.app.records import GameRecord, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
@@ -125,7 +125,9 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
         )
         for index, data in enumerate(payloads)
     )
-    client_events = [live_event(game, e, s, sub.seat) for e, s in zip(events, stored, strict=True)]
+    client_events = [
+        live_event(game, e, s, sub.seat, finished=sent_whole(sub.record, s)) for e, s in zip(events, stored, strict=True)
+    ]
     response = game_service_pb2.SubmitCommandResponse(
         version=appended.last,
         events=client_events,
@@ -152,7 +154,7 @@ async def _first_outcome(store: EventStore, sub: Submission, first: int, last: i
 
 async def _stored_outcome(store: EventStore, record: GameRecord, seat: int, first: int, last: int) -> Outcome:
     stored = await store.read(record.game_id, first, last - first + 1)
-    events = [client_event(record.game, e, seat, finished=False) for e in stored]
+    events = [client_event(record.game, e, seat, finished=sent_whole(record, e)) for e in stored]
     return Outcome(game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True))
 
 

@@ -7,10 +7,10 @@ from typing import Any
 from engines.contract import AnyGame
 from engines.envelope import wrap_event
 from parlour.v1 import game_pb2
-from service.app.records import timestamp
+from service.app.records import GameRecord, timestamp
 from service.store.port import StoredEvent
 
-__all__ = ["client_event", "envelope_fields", "live_event"]
+__all__ = ["client_event", "envelope_fields", "live_event", "sent_whole"]
 
 
 def envelope_fields(stored: StoredEvent) -> dict[str, Any]:
@@ -30,12 +30,21 @@ def envelope_fields(stored: StoredEvent) -> dict[str, Any]:
 
 
 def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finished: bool) -> game_pb2.Event:
-    """``stored`` as ``seat`` (None: a spectator) may see it; ``finished`` if the game is over now."""
+    """``stored`` as ``seat`` (None: a spectator) may see it. ``finished``: the game is over and its policy
+    makes everything public, so the event is sent whole (see :func:`sent_whole`)."""
     event = game.redact(game.event_type.FromString(stored.data), seat, finished=finished)
     return wrap_event(game, event, **envelope_fields(stored))
 
 
-def live_event(game: AnyGame, event: Any, stored: StoredEvent, seat: int | None) -> game_pb2.Event:
+def live_event(
+    game: AnyGame, event: Any, stored: StoredEvent, seat: int | None, *, finished: bool = False
+) -> game_pb2.Event:
     """:func:`client_event` for an event just decided, still in memory as ``event`` (the game's own
-    message that ``stored`` holds serialized), in a game still running: it is not parsed again."""
-    return wrap_event(game, game.redact(event, seat, finished=False), **envelope_fields(stored))
+    message that ``stored`` holds serialized): it is not parsed again."""
+    return wrap_event(game, game.redact(event, seat, finished=finished), **envelope_fields(stored))
+
+
+def sent_whole(record: GameRecord, stored: StoredEvent) -> bool:
+    """Whether ``stored`` goes out unredacted: the game is over (as its record says, or ``stored`` is its
+    final event) and its policy reveals everything after the end."""
+    return record.reveal_after_end and (record.finished or stored.final)

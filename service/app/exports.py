@@ -18,9 +18,10 @@ __all__ = ["EXPORT_FORMAT", "build_export", "chain_problem", "logged_events", "s
 EXPORT_FORMAT = "parlour-export/1"
 
 
-def seed_of(game: AnyGame, first: StoredEvent) -> bytes:
-    """The secret seed, as the server's own (unredacted) first event holds it."""
-    return bytes(game.event_type.FromString(first.data).game_started.seed)
+def seed_of(game: AnyGame, first: StoredEvent) -> tuple[bytes, bytes]:
+    """The secret seed and its commitment's salt, as the server's own (unredacted) first event holds them."""
+    started = game.event_type.FromString(first.data).game_started
+    return bytes(started.seed), bytes(started.seed_salt)
 
 
 def _chain_start(game: str, rules_version: str) -> bytes:
@@ -37,6 +38,7 @@ def _entry_hash(previous: bytes, entry: replay_service_pb2.ExportEntry) -> bytes
 def build_export(record: GameRecord, stored: list[StoredEvent]) -> replay_service_pb2.GameExport:
     """The export of a finished game from its full log, with the hash chain filled in."""
     game = record.game
+    seed, salt = seed_of(game, stored[0])
     export = replay_service_pb2.GameExport(
         format=EXPORT_FORMAT,
         game_id=record.game_id,
@@ -44,7 +46,8 @@ def build_export(record: GameRecord, stored: list[StoredEvent]) -> replay_servic
         rules_version=game.spec.rules_version,
         seats=record.config.seats,
         options=dict(record.config.options),
-        seed=seed_of(game, stored[0]),
+        seed=seed,
+        seed_salt=salt,
         player_names=[record.claims[s].name if s in record.claims else "" for s in range(record.config.seats)],
         results=record.seat_results(),
         created_at=timestamp(record.created_ms),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from parlour.v1 import game_service_pb2
-from service.app.events import client_event
+from service.app.events import client_event, sent_whole
 from service.app.records import GameRecord
 from service.store.port import StoredEvent
 
@@ -32,10 +32,11 @@ class Deliveries:
     def reply(self, record: GameRecord, stored: StoredEvent, seat: int | None) -> game_service_pb2.WatchGameResponse:
         """The reply carrying ``stored`` as ``seat`` (None: a spectator) sees it in the game ``record``
         describes. Shared with every watcher of the same audience: callers must not change it."""
-        key = (record.game_id, stored.version, -1 if seat is None else seat, record.public)
+        whole = sent_whole(record, stored)  # the after-the-end rule (the final event of a public game)
+        key = (record.game_id, stored.version, -1 if seat is None else seat, whole)
         reply = self._replies.get(key)
         if reply is None:
-            event = client_event(record.game, stored, seat, finished=record.public)
+            event = client_event(record.game, stored, seat, finished=whole)
             reply = self._replies[key] = game_service_pb2.WatchGameResponse(event=event)
             if len(self._replies) > self._capacity:
                 self._replies.popitem(last=False)

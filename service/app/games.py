@@ -27,7 +27,7 @@ from service.app.events import client_event
 from service.app.fanout import Deliveries
 from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
-from service.app.records import STATUS, GameRecord, SeatClaim, new_meta
+from service.app.records import RELEASED, STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
 from service.app.time_control import ClockRange, TimeControl
 from service.app.tokens import hash_token, new_token
@@ -38,6 +38,8 @@ __all__ = ["Games", "check_house_bots"]
 log = structlog.get_logger("parlour.games")
 
 _STATUS_NAMES = {v: k for k, v in STATUS.items()}
+#: The shortest seed a client may choose (CreateGameRequest.seed): shorter seeds could be guessed.
+MIN_SEED_BYTES = 16
 
 #: Given a new game's id, the (player name, seat token) of each of its seats, in seat order.
 Holders = Callable[[str], Sequence[tuple[str, str]]]
@@ -146,9 +148,11 @@ class Games:
         time_control: TimeControl | None = None,
         holders: Holders | None = None,
         house_bots: Sequence[tuple[int, str]] = (),
+        held: bool = False,
     ) -> game_service_pb2.GameSummary:
         """Create a game, deal it from ``seed`` (random when None) and store its setup events. With
-        ``keep_hidden`` its hidden information stays redacted per seat after the end; with
+        ``keep_hidden`` its hidden information stays redacted per seat after the end; ``held`` keeps it so
+        only until :meth:`release` (a tournament's duplicate deal, until all its tables are over); with
         ``time_control`` it has a clock (started by the clock observer once every seat is claimed).
 
         ``holders`` (given the new game's id, the player name and seat token of every seat) reserves
@@ -164,12 +168,19 @@ class Games:
             config = game.spec.config(seats, options)
         except GameError as error:
             raise from_game_error(error) from error
-        if seed is not None and not 1 <= len(seed) <= 256:
-            raise ServiceError("request/invalid", f"a seed must be 1 to 256 bytes long, not {len(seed)}")
+        if seed is not None and not MIN_SEED_BYTES <= len(seed) <= 256:
+            raise ServiceError(
+                "request/invalid",
+                f"a seed must be {MIN_SEED_BYTES} to 256 bytes long, not {len(seed)}: a shorter one could be "
+                "guessed; leave it unset and the server picks 32 random bytes",
+            )
         house = check_house_bots(name, seats, house_bots)
-        events = game.start(config, seed if seed is not None else secrets.token_bytes(32))
+        salt = secrets.token_bytes(16)  # in the seed commitment, so even a guessable seed stays hidden
+        events = game.start(config, seed if seed is not None else secrets.token_bytes(32), salt)
         game_id = secrets.token_hex(8)
-        meta = new_meta(game, config, reveal_after_end=not keep_hidden, time_control=time_control, house_bots=house)
+        meta = new_meta(
+            game, config, reveal_after_end=not keep_hidden, time_control=time_control, house_bots=house, held=held
+        )
         if holders is not None:
             meta.update(_reserved_seats(holders(game_id), config.seats))
         await self._store.create(game_id, meta, [NewEvent(e.SerializeToString()) for e in events])
@@ -181,6 +192,11 @@ class Games:
     def check_clock(self, control: TimeControl) -> None:
         """Raise request/invalid unless ``control``'s time per move is within this server's range."""
         self._clock_range.check(control)
+
+    async def release(self, game_id: str) -> None:
+        """Make a ``held`` game follow the default policy from now on (public once over). Idempotent."""
+        await self._store.set_meta_if_absent(game_id, RELEASED, "true")
+        self._records.pop(game_id, None)
 
     async def claim_seat(
         self, game_id: str, seat: int | None, player_name: str, *, token: str | None = None
@@ -271,22 +287,45 @@ class Games:
         self, game_id: str, seat: int | None, token: str | None, at_version: int | None = None
     ) -> game_pb2.GameView:
         """The seat's (or a spectator's) view at the latest version, with the seat's legal commands; or as it
-        was just after event ``at_version`` (then without legal commands)."""
+        was just after event ``at_version`` (then without legal commands). Views exist at command boundaries
+        only: a version inside the events of one command (or of the setup) gives the view after all of them,
+        and ``version`` of the view says which. Everything is shown only when the game is over and its policy
+        reveals it (the after-the-end rule)."""
         record = await self._authorized(game_id, seat, token, acting=False)
         version = await self._store.version(game_id)
         if at_version is not None and not 1 <= at_version <= version:
             raise ServiceError("request/invalid", f"at_version must be 1 to {version} for this game, not {at_version}")
-        if at_version is None or at_version == version:
-            loaded = await self._states.get(game_id, record.game, at_least=version)
-        else:
-            loaded = await self._states.at(game_id, record.game, at_version)
-        view = view_envelope(record.game, loaded.state, seat, game_id=game_id, version=loaded.version)
+        if at_version is not None:
+            at_version = await self._boundary(game_id, at_version, version)
+        latest = await self._states.get(game_id, record.game, at_least=version)
+        loaded = latest if at_version is None or at_version == latest.version else None
+        if loaded is None:
+            loaded = await self._states.at(game_id, record.game, at_version or version)
+        over = record.game.is_over(latest.state)
+        if over and not record.reveal_after_end:  # the policy of a held game changes once: read it afresh
+            record = await self._record(game_id, fresh=True)
+        reveal = over and record.reveal_after_end  # the after-the-end rule
+        view = view_envelope(record.game, loaded.state, seat, reveal=reveal, game_id=game_id, version=loaded.version)
         if loaded.version < version:
             del view.legal_commands[:]
         if view.status == game_pb2.GAME_STATUS_FINISHED:
             del view.results[:]
             view.results.extend((await self._record(game_id, fresh=True)).seat_results())
         return view
+
+    async def _boundary(self, game_id: str, at_version: int, version: int) -> int:
+        """The command boundary at or after ``at_version``: the last event of the command (or setup) that
+        event ``at_version`` belongs to."""
+        start = at_version + 1
+        while start <= version:
+            page = await self._store.read(game_id, start, 64)
+            if not page:
+                break
+            for event in page:
+                if event.command:
+                    return event.version - 1
+            start = page[-1].version + 1
+        return version
 
     # --- commands -------------------------------------------------------------------------------------
 
@@ -333,7 +372,7 @@ class Games:
             raise ServiceError("game/stale_version", f"the game is at version {loaded.version}, not {expected_version}")
         if record.game.is_over(loaded.state) or seat not in record.game.pending(loaded.state):
             raise ServiceError("command/not_your_turn", f"seat {seat} need not act at version {expected_version}")
-        inner = record.game.default_command(loaded.state, seat)
+        inner = record.game.default_command(loaded.state, seat, nonce=str(expected_version))
         command = wrap_command(record.game, inner)
         submission = Submission(record, seat, command, inner, expected_version, command_id, timed_out=True)
         return await self._apply(submission)

@@ -14,11 +14,13 @@ from parlour.v1 import game_pb2, game_service_pb2
 from service.app.time_control import TimeControl
 from service.app.tokens import hash_token, new_token
 
-__all__ = ["GameRecord", "SeatClaim", "new_meta", "result_meta", "timestamp"]
+__all__ = ["RELEASED", "GameRecord", "SeatClaim", "new_meta", "result_meta", "timestamp"]
 
 RUNNING = "running"
 FINISHED = "finished"
 STATUS = {RUNNING: game_pb2.GAME_STATUS_RUNNING, FINISHED: game_pb2.GAME_STATUS_FINISHED}
+#: The after-the-end policy of a game held hidden until released, and the field that releases it.
+HELD, RELEASED = "held", "released"
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class GameRecord:
     abandoned: bool = False
     #: Seats the server plays itself, by seat: the built-in strategy's name.
     house_bots: dict[int, str] = field(default_factory=dict)
+    policy: str = "true"
 
     @property
     def finished(self) -> bool:
@@ -57,6 +60,11 @@ class GameRecord:
     def full(self) -> bool:
         """Whether every seat is claimed."""
         return len(self.claims) == self.config.seats
+
+    @property
+    def held(self) -> bool:
+        """Whether the game is hidden after its end only until it is released (a duplicate deal's table)."""
+        return self.policy == HELD and not self.reveal_after_end
 
     @property
     def public(self) -> bool:
@@ -87,7 +95,8 @@ class GameRecord:
             updated_ms=int(meta.get("updated_ms", 0)),
             claims=claims,
             results=tuple(json.loads(meta.get("result", "[]"))),
-            reveal_after_end=meta.get("reveal_after_end", "true") == "true",
+            reveal_after_end=_reveals(meta),
+            policy=meta.get("reveal_after_end", "true"),
             time_control=TimeControl.from_json(meta["time_control"]) if "time_control" in meta else None,
             house_bots=house_bots,
             abandoned="abandoned_ms" in meta,
@@ -132,6 +141,11 @@ class GameRecord:
         ]
 
 
+def _reveals(meta: dict[str, str]) -> bool:
+    policy = meta.get("reveal_after_end", "true")
+    return policy == "true" or (policy == HELD and meta.get(RELEASED) == "true")
+
+
 def new_meta(
     game: AnyGame,
     config: GameConfig,
@@ -139,16 +153,18 @@ def new_meta(
     reveal_after_end: bool = True,
     time_control: TimeControl | None = None,
     house_bots: Mapping[int, str] | None = None,
+    held: bool = False,
 ) -> dict[str, str]:
     """The metadata of a new game. Each house bot's seat is claimed at once, named after its strategy, with
-    the hash of a token nobody is given (the server plays it with its own authority)."""
+    the hash of a token nobody is given (the server plays it with its own authority). ``held``: hidden
+    after the end until the field RELEASED is set."""
     meta = {
         "game": game.spec.name,
         "rules_version": game.spec.rules_version,
         "seats": str(config.seats),
         "options": json.dumps(dict(config.options), sort_keys=True),
         "status": RUNNING,
-        "reveal_after_end": "true" if reveal_after_end else "false",
+        "reveal_after_end": HELD if held else "true" if reveal_after_end else "false",
     }
     if time_control is not None:
         meta["time_control"] = time_control.to_json()

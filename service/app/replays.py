@@ -45,7 +45,7 @@ def verify_export(export: replay_service_pb2.GameExport) -> replay_service_pb2.V
         config = game.spec.config(export.seats, dict(export.options))
     except GameError as error:
         return _verdict(False, 0, f"the export's seats or options are not valid: {error}")
-    verdict = verify_log(game, config, export.seed, logged_events(game, export))
+    verdict = verify_log(game, config, export.seed, logged_events(game, export), salt=export.seed_salt)
     if not verdict.ok:
         return _verdict(False, verdict.first_bad_version, verdict.message)
     result = game.result(verdict.state)
@@ -99,8 +99,18 @@ class Replays:
         record = await self._games.record(game_id)
         if not record.finished:
             raise ServiceError("game/not_over", "the game is still running; export it once it is over")
+        if record.held:
+            raise ServiceError(
+                "game/hidden",
+                "this game is a table of a tournament deal whose other tables are still being played; it stays "
+                "hidden, and has no export, until every table of the deal is over",
+            )
         if not record.reveal_after_end:
-            raise ServiceError("game/hidden", "this game keeps its hidden information after the end; it has no export")
+            raise ServiceError(
+                "game/hidden",
+                "this game keeps its hidden information after the end, so it has no export: its seed is never "
+                "revealed and only this server can verify it",
+            )
         stored = await self._store.read(game_id, 1, _MAX_EVENTS)
         return build_export(record, stored)
 
@@ -109,7 +119,9 @@ class Replays:
         return verify_export(export)
 
     def view(self, export: replay_service_pb2.GameExport, at_version: int, seat: int | None) -> game_pb2.GameView:
-        """The view of a verified export just after event ``at_version`` (0: the last)."""
+        """The view of a verified export just after event ``at_version`` (0: the last), everything shown (an
+        export is of a public game). Like GetView, a version inside one command's events gives the view after
+        all of them (views exist at command boundaries only)."""
         verdict = self.verify(export)
         if not verdict.verified:
             raise ServiceError("replay/not_verified", f"the export does not verify: {verdict.message}")
@@ -121,8 +133,9 @@ class Replays:
             raise ServiceError("request/invalid", f"at_version must be 1 to {last} for this export, not {at_version}")
         if seat is not None and not 0 <= seat < export.seats:
             raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are 0 to {export.seats - 1}")
+        version = _boundary(export, version)
         state = fold(game, [e.event for e in logged_events(game, export)[:version]])
-        view = view_envelope(game, state, seat, game_id=export.game_id, version=version)
+        view = view_envelope(game, state, seat, reveal=True, game_id=export.game_id, version=version)
         del view.legal_commands[:]
         return view
 
@@ -176,6 +189,14 @@ def result_meta_of(export: replay_service_pb2.GameExport) -> dict[str, str]:
     """The finished-game metadata for an export's recorded results."""
     standings = tuple(SeatResult(seat=r.seat, score=r.score, rank=r.rank) for r in export.results)
     return result_meta(Result(standings=standings))
+
+
+def _boundary(export: replay_service_pb2.GameExport, version: int) -> int:
+    """The command boundary at or after ``version``: the last event of the command (or setup) it is in."""
+    entries = export.entries
+    while version < len(entries) and not entries[version].HasField("command"):
+        version += 1
+    return version
 
 
 def _raw(game: AnyGame, entry: replay_service_pb2.ExportEntry) -> bytes:

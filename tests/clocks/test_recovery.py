@@ -54,7 +54,9 @@ async def test_a_move_stored_by_a_process_that_stopped_before_its_clock_work_is_
     sweeping: App, key_prefix: str
 ) -> None:
     games = sweeping.games
-    summary = await games.create_game("oldmen", 3, {}, b"lost-clock", time_control=TimeControl(3000, max_timeouts=1))
+    summary = await games.create_game(
+        "oldmen", 3, {}, b"lost-clock-recovery", time_control=TimeControl(3000, max_timeouts=1)
+    )
     game_id = summary.game_id
     tokens = dict([await games.claim_seat(game_id, seat, f"silent-{seat}") for seat in range(3)])
     # Another process stores a move and stops before its clock observer runs: a Games with no observers.

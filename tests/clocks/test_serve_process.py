@@ -47,7 +47,7 @@ async def test_timeouts_are_applied_once_with_a_serve_process_on_the_same_redis(
         assert local.clocks is not None
         games = []
         for index in range(3):
-            summary = await local.games.create_game("oldmen", 3, {}, f"serve-{index}".encode())
+            summary = await local.games.create_game("oldmen", 3, {}, f"serve-process-{index:04}".encode())
             await local.clocks.start(summary.game_id, TimeControl(move_ms=100, max_timeouts=1), 3)
             games.append(summary.game_id)
         for game_id in games:

@@ -46,7 +46,7 @@ async def test_silent_seats_are_timed_out_once_per_deadline_then_dropped(two_ser
     still ends; every timed-out move records the time charged."""
     one, two = two_servers
     assert one.clocks is not None
-    summary = await one.games.create_game("oldmen", 3, {}, b"clock-seed")
+    summary = await one.games.create_game("oldmen", 3, {}, b"clock-seed-timeouts")
     for seat in range(3):
         await one.games.claim_seat(summary.game_id, seat, f"silent-{seat}")
     await one.clocks.start(summary.game_id, TimeControl(move_ms=200, max_timeouts=2), 3)
@@ -73,7 +73,7 @@ async def test_a_seat_that_moves_in_time_is_never_timed_out(two_servers: tuple[A
     """Moves made within the time are recorded with their think time and no timeout."""
     one, _ = two_servers
     assert one.clocks is not None
-    summary = await one.games.create_game("oldmen", 3, {}, b"in-time")
+    summary = await one.games.create_game("oldmen", 3, {}, b"in-time-clock-seed")
     tokens = [(await one.games.claim_seat(summary.game_id, s, f"p{s}"))[1] for s in range(3)]
     await one.clocks.start(summary.game_id, TimeControl(move_ms=2000), 3)
     for _ in range(6):

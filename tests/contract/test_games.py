@@ -128,6 +128,27 @@ def test_hidden_information_does_not_reach_other_seats(playouts: tuple[Case, lis
             assert _key(game.view(fold(game, variant), seat)) == base_view
 
 
+def test_after_the_end_nothing_hidden_shows_unless_revealed(playouts: tuple[Case, list[Playout]]) -> None:
+    """The after-the-end rule in the engines: a finished game's views and events, as redacted, hide as much
+    as while it ran (other hands, the seed and its salt, in the final event too); with ``reveal`` (a public
+    finished game) every hand shows to everyone and events come whole."""
+    case, games = playouts
+    game, played = case.game, games[0]
+    seed, salt = SEEDS[0], bytes(played.events[0].game_started.seed_salt)
+    assert played.state is not None and game.is_over(played.state)
+    own = {s: list(game.view(played.state, s).seats[s].hand) for s in range(case.config.seats)}
+    for seat in [*range(case.config.seats), None]:
+        for event in played.events:
+            data = game.redact(event, seat).SerializeToString()
+            assert seed not in data and (not salt or salt not in data)
+            assert game.redact(event, seat, finished=True) == event
+        view = game.view(played.state, seat)
+        assert seed not in view.SerializeToString()
+        assert all(not v.hand for v in view.seats if v.seat != seat)
+        revealed = game.view(played.state, seat, reveal=True)
+        assert {v.seat: list(v.hand) for v in revealed.seats} == own
+
+
 def test_default_command_is_legal(playouts: tuple[Case, list[Playout]]) -> None:
     """What the server plays for a seat out of time is always accepted."""
     case, games = playouts

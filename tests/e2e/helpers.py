@@ -35,7 +35,8 @@ class SeatedGame:
 async def seated_game(
     client: GameClient, game: str = "oldmen", seats: int = 4, seed: bytes = b"e2e", *, keep_hidden: bool = False
 ) -> SeatedGame:
-    """Create a game and claim all its seats."""
+    """Create a game (its seed: ``seed`` padded to the 16 bytes a seed needs) and claim all its seats."""
+    seed = seed.ljust(16, b".")
     summary = await client.create_game(game, seats, seed=seed, keep_hidden_after_end=keep_hidden)
     tokens = []
     for seat in range(seats):

@@ -54,7 +54,8 @@ async def test_a_finished_game_replays_to_the_same_result(target: str, app: App)
 
 
 async def test_a_spectator_sees_every_public_event_and_no_hidden_one(target: str, app: App) -> None:
-    """The spectator stream is the whole log, redacted: no hand, no deck order, no seed before the end."""
+    """The spectator stream is the whole log, redacted: no hand, no deck order, no seed before the end (the
+    final event, sent once the game is over, comes whole: the game's policy makes it public)."""
     async with GameClient(target) as client:
         game = await seated_game(client, seed=b"spectator")
         spectator = asyncio.create_task(_collect(client.watch(game.game_id, 1)))
@@ -65,7 +66,7 @@ async def test_a_spectator_sees_every_public_event_and_no_hidden_one(target: str
     stored = await app.store.read(game.game_id, 1, 10_000)
     assert [e.version for e in watched] == [e.version for e in stored]
     for seen, raw in zip(watched, stored, strict=True):
-        expected = engine.redact(engine.event_type.FromString(raw.data), None, finished=False)
+        expected = engine.redact(engine.event_type.FromString(raw.data), None, finished=raw.final)
         assert seen.oldmen == expected
         kind = seen.oldmen.WhichOneof("kind")
         if kind == "hand_dealt":

@@ -18,7 +18,7 @@ async def _never(*_: object) -> object:
 
 async def test_a_seat_claimed_before_a_crash_is_given_to_its_bot_once(admin_app: App) -> None:
     assert admin_app.bots is not None and admin_app.clocks is not None
-    summary = await admin_app.games.create_game("oldmen", 3, {}, b"resume-seating")
+    summary = await admin_app.games.create_game("oldmen", 3, {}, b"resume-seating-seed")
     game_id = summary.game_id
     table = Table(round=1, index=0, game_id=game_id, seats=("bot-x", "bot-y", "bot-z"))
     state = TournamentState("t1", pb.TournamentSettings(game="oldmen", table_size=3), created_ms=0)

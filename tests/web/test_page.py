@@ -85,7 +85,7 @@ async def test_the_watch_view_updates_as_moves_arrive(page: Page, api: JsonClien
 async def test_the_replay_steps_to_a_given_move_and_shows_its_board(
     page: Page, api: JsonClient, artifacts: Path
 ) -> None:
-    game_id, tokens = await create_with_seats(api, "oldmen", 3, seed="cmVwbGF5")
+    game_id, tokens = await create_with_seats(api, "oldmen", 3, seed="cmVwbGF5LW9mLWEtcGFnZQ==")
     await play_to_end(api, game_id, tokens, random.Random(8))
     events = (await api.call("GET", f"/v1/games/{game_id}/events", pageSize=1000))["events"]
     move_ends = [

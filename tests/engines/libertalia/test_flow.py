@@ -158,7 +158,9 @@ def test_the_last_event_reveals_the_committed_seed() -> None:
     assert first.game_started.seed_commitment == commit_seed(b"seed-check", first.game_started.rules_version)
     assert G.redact(first, 0).game_started.seed == b""
     assert G.redact(first, 0, finished=True).game_started.seed == b"seed-check"
-    assert G.redact(playout.events[1], None, finished=True).bag_filled.tokens == []
+    assert G.redact(playout.events[1], None).bag_filled.tokens == []
+    assert G.redact(last, None).game_finished.seed == b"" and G.redact(last, None).game_finished.seed_salt == b""
+    assert G.redact(playout.events[1], None, finished=True) == playout.events[1]  # public after the end
 
 
 def test_spectators_see_no_hand() -> None:

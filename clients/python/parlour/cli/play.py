@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     parser.add_argument(
         "--bots", required=True, help="one strategy per seat, comma-separated, e.g. random,random,random"
     )
-    parser.add_argument("--seed", default=None, help="seed of the deal (text); random when not given")
+    parser.add_argument("--seed", default=None, help="seed of the deal (text, 16 to 256 bytes); random when not given")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a game option; repeatable")
     parser.set_defaults(run=_run)
 
