@@ -18,11 +18,13 @@ __all__ = ["PlannedTable", "plan_round", "seat_token"]
 
 @dataclass(frozen=True)
 class PlannedTable:
-    """One game of a round: its index, the bot of each seat, and the deal's seed."""
+    """One game of a round: its index, the bot of each seat, the deal's seed and the deal's number in the
+    round (with duplicate seeds, the rotations of one deal share it)."""
 
     index: int
     seats: tuple[str, ...]
     seed: bytes
+    deal: int = 0
 
 
 def plan_round(state: TournamentState, secret: bytes) -> list[PlannedTable]:
@@ -44,7 +46,7 @@ def plan_round(state: TournamentState, secret: bytes) -> list[PlannedTable]:
         shifts = range(size) if state.settings.duplicate_seeds else [(state.round - 1) % size]
         for shift in shifts:
             seats = group[shift:] + group[:shift]
-            tables.append(PlannedTable(len(tables), seats, seed))
+            tables.append(PlannedTable(len(tables), seats, seed, number))
     return tables
 
 

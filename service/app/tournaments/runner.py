@@ -2,7 +2,14 @@
 
 It is a loop over the tournament's state: schedule the current round's games (up to the parallel limit),
 watch every unfinished game until it ends and record its result, and start the next round (or finish)
-once every game of the round is over. Every step is decided from the stored events, so a scheduler that
+once every game of the round is over.
+
+Duplicate deals (the same seed at several tables, seats rotated) are played so that no bot can learn
+anything about a deal from another of its tables: the tables of one deal (which share their bots) run one
+after another, never at once; each is created ``held`` (like ``keep_hidden_after_end``: nothing hidden,
+not the seed, is revealed when it ends); and only once every table of the deal is over are its games
+released (public, exportable) and their results recorded, all together, in the tournament's log, so its
+events and standings never reflect part of a deal. Every step is decided from the stored events, so a scheduler that
 starts after a restart (or on another process, once the lease has lapsed) resumes where the last one
 stopped: games already scheduled are only watched, and seats not yet given out are given out.
 """
@@ -50,6 +57,8 @@ class Runner:
         self._wake = asyncio.Event()
         self._watchers: dict[str, asyncio.Task[None]] = {}
         self._plans: dict[int, list[PlannedTable]] = {}
+        #: Games that are over but not yet recorded (tables of a duplicate deal still being played).
+        self._over: set[str] = set()
 
     async def run(self) -> None:
         """Drive the tournament until it is finished (or the task is cancelled)."""
@@ -75,10 +84,10 @@ class Runner:
                 self._watchers[table.game_id] = asyncio.create_task(self._watch(table))
         plan = self._plan(state)
         scheduled = state.tables_of(state.round)
-        running = len(state.tables) - len(state.finished)
+        running = len(set(state.tables) - state.finished - self._over)
         limit = state.settings.max_parallel_games or 16
         for planned in plan:
-            if planned.index not in scheduled and running < limit:
+            if planned.index not in scheduled and running < limit and self._may_start(state, plan, planned):
                 await self._schedule(state, planned)
                 return _MOVED
         if len(scheduled) == len(plan) and all(t.game_id in state.finished for t in scheduled.values()):
@@ -92,6 +101,18 @@ class Runner:
         if cached is None:
             cached = self._plans[state.round] = plan_round(state, self._secret)
         return cached
+
+    def _may_start(self, state: TournamentState, plan: list[PlannedTable], planned: PlannedTable) -> bool:
+        """Whether ``planned`` may be scheduled now: always, unless it is a later rotation of a duplicate
+        deal, which waits until every earlier table of its deal is scheduled and over (they share bots)."""
+        if not state.settings.duplicate_seeds:
+            return True
+        scheduled = state.tables_of(state.round)
+        earlier = [t for t in plan if t.deal == planned.deal and t.index < planned.index]
+        return all(t.index in scheduled and self._is_over(state, scheduled[t.index].game_id) for t in earlier)
+
+    def _is_over(self, state: TournamentState, game_id: str) -> bool:
+        return game_id in state.finished or game_id in self._over
 
     async def _next_round(self, state: TournamentState) -> None:
         if state.round < state.settings.rounds:
@@ -115,6 +136,7 @@ class Runner:
             planned.seed,
             time_control=control,
             holders=holders,  # the seats are the tournament's from the moment the game exists
+            held=settings.duplicate_seeds,
         )
         scheduled = pb.TableScheduled(
             round=state.round, table=planned.index, game_id=summary.game_id, seats=list(planned.seats)
@@ -127,6 +149,8 @@ class Runner:
         safe to repeat after a crash anywhere in it: seat tokens are derived from the secret, a bot gets a
         seat only once, and a clock is started only once."""
         summary = await self._games.get_game(table.game_id)
+        if summary.status == game_pb2.GAME_STATUS_FINISHED:
+            return  # over, though not recorded yet (a duplicate deal's table): nothing to give out
         for info in summary.seats:
             bot = table.seats[info.seat]
             token = seat_token(self._secret, table.game_id, info.seat)
@@ -146,6 +170,33 @@ class Runner:
             self._watchers.pop(table.game_id, None)
             self._wake.set()
             return
+        self._over.add(table.game_id)
+        state = await self._load(self._id)
+        if state.settings.duplicate_seeds:
+            await self._finish_deal(state, table)
+        else:
+            await self._record_result(table)
+        self._wake.set()
+
+    async def _finish_deal(self, state: TournamentState, table: Table) -> None:
+        """Once every table of ``table``'s deal is over: release their games, then record their results in
+        plan order. Safe to repeat (after a restart, or when two tables end at once)."""
+        plan = self._plan(state)
+        deal = plan[table.index].deal
+        scheduled = state.tables_of(table.round)
+        tables = [scheduled.get(t.index) for t in plan if t.deal == deal]
+        if any(t is None or not self._is_over(state, t.game_id) for t in tables):
+            return
+        done = [t for t in tables if t is not None]
+        for each in done:
+            await self._games.release(each.game_id)
+        for each in done:
+            await self._record_result(each)
+        log.info("deal finished", tournament_id=self._id, round=table.round, deal=deal, tables=len(done))
+
+    async def _record_result(self, table: Table) -> None:
+        """Append the table's TableFinished (once) with its game's results."""
+        summary = await self._games.get_game(table.game_id)
         results = [
             game_pb2.SeatResult(seat=r.seat, score=r.score, rank=r.rank, player_name=table.seats[r.seat])
             for r in summary.results
@@ -154,7 +205,6 @@ class Runner:
         while True:
             state = await self._load(self._id)
             if table.game_id in state.finished:
-                break
+                return
             if await self._append(self._id, pb.TournamentEvent(table_finished=finished), state.version):
-                break
-        self._wake.set()
+                return

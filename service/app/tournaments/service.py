@@ -22,7 +22,7 @@ from parlour.v1 import tournament_service_pb2 as pb
 from service import metrics
 from service.app.bots import Bots
 from service.app.clocks import Clocks
-from service.app.errors import ServiceError, from_game_error, quoted
+from service.app.errors import ServiceError, from_game_error, loggable, quoted
 from service.app.games import Games
 from service.app.time_control import TimeControl
 from service.app.tournaments.limits import FieldLimits
@@ -251,7 +251,7 @@ class Tournaments:
             if not work.done():
                 work.cancel()
             if not work.cancelled() and work.done() and work.exception() is not None:
-                log.error("tournament scheduler failed", tournament_id=tournament_id, error=repr(work.exception()))
+                log.error("tournament scheduler failed", tournament_id=tournament_id, error=loggable(work.exception()))  # type: ignore[arg-type]
 
 
 def _validate(settings: pb.TournamentSettings) -> None:
