@@ -125,8 +125,9 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
         )
         for index, data in enumerate(payloads)
     )
+    record = sub.record
     client_events = [
-        live_event(game, e, s, sub.seat, finished=sent_whole(sub.record, s)) for e, s in zip(events, stored, strict=True)
+        live_event(game, e, s, sub.seat, finished=sent_whole(record, s)) for e, s in zip(events, stored, strict=True)
     ]
     response = game_service_pb2.SubmitCommandResponse(
         version=appended.last,

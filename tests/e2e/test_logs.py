@@ -123,7 +123,8 @@ async def test_a_game_played_at_debug_level_logs_no_hidden_value(
                 await client.submit(seated.game_id, seat, seated.tokens[seat], command)
         log = capsys.readouterr().err
     finally:
-        configure_logging("warning", json=True)
+        with capsys.disabled():  # log to the real stderr again, not to this test's capture (closed after it)
+            configure_logging("warning", json=True)
     assert rejections and submitted
     assert "command applied" in log and "request rejected" in log
     for sentence in rejections:

@@ -127,7 +127,7 @@ async def test_clock_timeouts_are_counted_once_each(app: App) -> None:
     url = f"http://127.0.0.1:{app.http_port}/metrics"
     assert app.clocks is not None
     before = await scrape(url)
-    summary = await app.games.create_game("verraeter", 3, {}, b"metrics-clock")
+    summary = await app.games.create_game("verraeter", 3, {}, b"metrics-clock-seed")
     for seat in range(3):
         await app.games.claim_seat(summary.game_id, seat, f"silent-{seat}")
     await app.clocks.start(summary.game_id, TimeControl(move_ms=100, max_timeouts=1), 3)

@@ -244,7 +244,7 @@ async def test_a_clocked_game_keeps_every_field_of_its_events_through_export_and
     await clocked.start()
     try:
         assert clocked.clocks is not None
-        summary = await clocked.games.create_game("oldmen", 3, {}, b"clocked-export")
+        summary = await clocked.games.create_game("oldmen", 3, {}, b"clocked-export-seed")
         tokens = [(await clocked.games.claim_seat(summary.game_id, s, f"p{s}"))[1] for s in range(3)]
         view = await clocked.games.get_view(summary.game_id, None, None)
         seat = view.pending_seats[0]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 import aiohttp
 import grpc
@@ -25,6 +24,7 @@ from engines.registry import GAMES
 from parlour.bots import make_bot
 from parlour.runner import run_bot
 from parlour.v1 import tournament_service_pb2 as pb
+from service.app.observers import GameChange
 from service.app.tournaments.plan import seat_token
 from service.bootstrap import App
 from tests.contract.channels import TRANSPORTS, Channels, inner
@@ -53,7 +53,8 @@ class DealWatcher:
     checked: int = 0
     problems: list[str] = field(default_factory=list)
 
-    async def game_changed(self, game_id: str, game: AnyGame, state: Any, version: int) -> None:
+    async def game_changed(self, change: GameChange) -> None:
+        game_id, game, state = change.game_id, change.record.game, change.state
         if game.is_over(state):
             self.over.add(game_id)
         tables = self.by_seed.setdefault(bytes(state.seed), [])
