@@ -73,7 +73,7 @@ async def test_the_python_sdk_builds_from_a_clean_checkout_and_plays_from_a_fres
         "--server",
         target,
         "--seed",
-        "wheel",
+        "wheel-of-a-fresh-venv",
         cwd=tmp_path,
     )
     assert "game id:" in out

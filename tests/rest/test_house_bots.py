@@ -104,7 +104,7 @@ async def test_house_seats_left_waiting_by_a_stopped_server_move_when_a_server_s
     right after storing the last move), goes on once a server's start-up resume has run."""
     quiet = Games(app.store)  # the same store, and no house bot observing it
     summary = await quiet.create_game(
-        "oldmen", 3, {}, b"resume", house_bots=[(0, "greedy"), (1, "greedy"), (2, "random")]
+        "oldmen", 3, {}, b"resume-house-seats", house_bots=[(0, "greedy"), (1, "greedy"), (2, "random")]
     )
     events = quiet.watch(summary.game_id, summary.version + 1, None, None)
     assert await app.house_bots.resume_all() >= 1
