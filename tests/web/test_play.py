@@ -17,6 +17,7 @@ import aiohttp
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.rest.harness import JsonClient, RunningServer, server_in_thread
 
@@ -61,13 +62,18 @@ async def _click_until_over(page: Page, rng: random.Random, *, shot: Path | None
             await _press(page, controls.nth(rng.randrange(count)), keyboard)
         except PlaywrightError:
             continue  # the board was drawn again (another seat moved) under the pointer: look again
+        try:
+            await page.wait_for_function(
+                "v => document.querySelector('#board')?.dataset.version !== v"
+                " || document.querySelector('#command-error')?.textContent",
+                arg=version,
+                timeout=10_000,
+            )
+        except PlaywrightTimeoutError:
+            # The board was drawn again (a bot moved) between focusing a control and pressing Enter, so the
+            # key reached no control and nothing was sent: look again.
+            continue
         moves += 1
-        await page.wait_for_function(
-            "v => document.querySelector('#board')?.dataset.version !== v"
-            " || document.querySelector('#command-error')?.textContent",
-            arg=version,
-            timeout=30_000,
-        )
         if shot is not None and moves == 10:
             await page.screenshot(path=str(shot), full_page=True)
     raise AssertionError("the game did not end")
