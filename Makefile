@@ -75,6 +75,8 @@ bench: install
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/list_games.py
+	$(BIN)/python bench/quotas.py
+	$(BIN)/python bench/watchers.py
 
 clean:
 	rm -rf $(VENV) $(GEN) .pytest_cache .mypy_cache .ruff_cache
