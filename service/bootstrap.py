@@ -34,6 +34,7 @@ from service.app.games import Games
 from service.app.gate import Gate
 from service.app.house_bots import HouseBots
 from service.app.limits import Limits, LimitSettings
+from service.app.readiness import Readiness
 from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
 from service.app.retention import Retention, RetentionSettings
@@ -76,6 +77,7 @@ class App:
     house_bots: HouseBots | None = None
     #: Ends abandoned games and deletes expired ones (see ``service.app.retention``).
     retention: Retention | None = None
+    readiness: Readiness | None = None
     #: Background work of this process (the deadline enforcer, the tournament schedulers).
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
@@ -108,6 +110,9 @@ class App:
             self.tasks.append(asyncio.create_task(self._resume_house_bots(self.house_bots)))
         if self.retention is not None:
             self.tasks.append(asyncio.create_task(self.retention.run()))
+        if self.readiness is not None:
+            self.tasks.append(asyncio.create_task(self.readiness.run()))
+        self.tasks.append(asyncio.create_task(self.redis.supervise()))
         log.info("server started", grpc_port=self.grpc_port, http_port=self.http_port, redis=self.redis.url)
 
     async def _resume_house_bots(self, house_bots: HouseBots) -> None:
@@ -141,8 +146,14 @@ class App:
 def build_app(settings: Settings) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
     servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
-    redis = open_redis(settings.redis_url, settings.data_dir)
-    store = RedisEventStore(redis.client, Keys(settings.key_prefix), clock_ms=lambda: time.time() * 1000)
+    redis = open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster)
+    store = RedisEventStore(
+        redis.client,
+        Keys(settings.key_prefix),
+        clock_ms=lambda: time.time() * 1000,
+        replica_acks=settings.replica_acks,
+        replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
+    )
     now_ms = _now_ms
     keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
     house_bots = HouseBots()
@@ -211,6 +222,7 @@ def build_app(settings: Settings) -> App:
         redis.discard()
         raise
     page = _metrics_page(store, redis.client)
+    readiness = Readiness(redis.ping, grpc_server.set_serving, every=settings.readiness_seconds)
     http_server = build_http_server(
         [(service.descriptor, service.servicer) for service in services],
         host=settings.http_host,
@@ -219,6 +231,7 @@ def build_app(settings: Settings) -> App:
         web_dir=settings.web_dir or _repository_web_dir(),
         metrics_page=page,
         gate=gate,
+        ready=lambda: readiness.ready,
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()
@@ -239,6 +252,7 @@ def build_app(settings: Settings) -> App:
         metrics_http=metrics_http,
         house_bots=house_bots,
         retention=Retention(games, replays, now_ms, _retention_settings(settings)),
+        readiness=readiness,
     )
 
 

@@ -36,6 +36,19 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         "--redis", metavar="URL", default=None, help="Redis URL (or PARLOUR_REDIS_URL); default: embedded"
     )
     parser.add_argument(
+        "--redis-cluster",
+        metavar="SEED[,SEED...]",
+        default=None,
+        help="run on a Redis Cluster: host:port of one or more of its nodes (or PARLOUR_REDIS_CLUSTER)",
+    )
+    parser.add_argument(
+        "--replica-acks",
+        metavar="N",
+        type=int,
+        default=None,
+        help="acknowledge a command only once N Redis replicas hold it too (WAIT; or PARLOUR_REPLICA_ACKS)",
+    )
+    parser.add_argument(
         "--data-dir", metavar="DIR", default=None, help="where the embedded Redis keeps its files (default ./data)"
     )
     parser.add_argument("--key-prefix", default=None, help="prefix of every Redis key (default parlour)")
@@ -62,6 +75,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         "http_host": args.host,
         "http_port": args.http_port,
         "redis_url": args.redis,
+        "redis_cluster": args.redis_cluster,
+        "replica_acks": args.replica_acks,
         "data_dir": Path(args.data_dir) if args.data_dir else None,
         "key_prefix": args.key_prefix,
         "admin_key": args.admin_key,
@@ -77,6 +92,17 @@ def _settings(args: argparse.Namespace) -> Settings:
         raise SystemExit(f"parlour serve: --http-port must be 0 to 65535, not {settings.http_port}")
     if settings.metrics_port is not None and not 0 <= settings.metrics_port <= 65535:
         raise SystemExit(f"parlour serve: --metrics-port must be 0 to 65535, not {settings.metrics_port}")
+    if settings.replica_acks < 0:
+        raise SystemExit(f"parlour serve: --replica-acks must be 0 or more, not {settings.replica_acks}")
+    if settings.redis_cluster and settings.redis_url:
+        raise SystemExit("parlour serve: give either --redis or --redis-cluster, not both")
+    if settings.redis_cluster:
+        from service.store.connection import parse_seeds
+
+        try:
+            parse_seeds(settings.redis_cluster)
+        except ValueError as error:
+            raise SystemExit(f"parlour serve: --redis-cluster: {error}") from error
     return replace(settings, log_json=args.log_format == "json")
 
 
@@ -106,7 +132,7 @@ async def _run(settings: Settings) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     await app.start()
-    where = "embedded Redis in " + str(settings.data_dir) if not settings.redis_url else settings.redis_url
+    where = app.redis.url
     print(f"Parlour gRPC on {settings.grpc_host}:{app.grpc_port} (Redis: {where}); Ctrl-C stops", flush=True)
     scheme = "https" if settings.tls_cert else "http"
     print(f"Parlour REST/JSON and web page on {scheme}://{_visible(settings.http_host)}:{app.http_port}/", flush=True)

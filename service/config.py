@@ -24,6 +24,14 @@ class Settings:
     #: Redis URL (``redis://host:port/db``); empty: start an embedded Redis with its files in ``data_dir``.
     redis_url: str = ""
     data_dir: Path = field(default_factory=lambda: Path("data"))
+    #: Seed nodes of a Redis Cluster (``host:port,host:port``); when set, the server runs on that cluster.
+    redis_cluster: str = ""
+    #: Acknowledge a command only once its events are on this many Redis replicas as well (Redis WAIT).
+    replica_acks: int = 0
+    #: How long to wait for those replicas before answering UNAVAILABLE (the command may be retried).
+    replica_ack_timeout_ms: int = 2000
+    #: How often the server asks Redis whether it answers (gRPC health and ``/readyz`` follow).
+    readiness_seconds: float = 0.5
     #: Prefix of every Redis key, so several deployments (or test runs) can share one Redis.
     key_prefix: str = "parlour"
     snapshot_every: int = 100
@@ -76,7 +84,8 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
-        ``PARLOUR_REDIS_URL``, ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
+        ``PARLOUR_REDIS_URL``, ``PARLOUR_REDIS_CLUSTER``, ``PARLOUR_REPLICA_ACKS``,
+        ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
         ``PARLOUR_LOG_LEVEL`` and ``PARLOUR_METRICS_PORT``.
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
@@ -89,6 +98,10 @@ class Settings:
             settings = replace(settings, web_dir=Path(env["PARLOUR_WEB_DIR"]))
         if "PARLOUR_REDIS_URL" in env:
             settings = replace(settings, redis_url=env["PARLOUR_REDIS_URL"])
+        if "PARLOUR_REDIS_CLUSTER" in env:
+            settings = replace(settings, redis_cluster=env["PARLOUR_REDIS_CLUSTER"])
+        if "PARLOUR_REPLICA_ACKS" in env:
+            settings = replace(settings, replica_acks=_count(env["PARLOUR_REPLICA_ACKS"], "PARLOUR_REPLICA_ACKS"))
         if "PARLOUR_DATA_DIR" in env:
             settings = replace(settings, data_dir=Path(env["PARLOUR_DATA_DIR"]))
         if "PARLOUR_KEY_PREFIX" in env:
@@ -105,4 +118,10 @@ class Settings:
 def _port(text: str, name: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise ValueError(f"{name} must be a port number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def _count(text: str, name: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"{name} must be a whole number of replicas (0 or more), not {text!r}")
     return int(text)

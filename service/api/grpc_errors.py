@@ -12,7 +12,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from service.api.request_ids import trailing
-from service.app.errors import ServiceError
+from service.app.errors import ServiceError, from_failure
 
 __all__ = ["REASON_KEY", "abort_with_error", "grpc_errors", "grpc_stream_errors"]
 
@@ -60,8 +60,20 @@ def grpc_errors(handler: Handler[R]) -> Handler[R]:
         except ServiceError as error:
             await _abort(context, error)
             raise AssertionError("unreachable: abort raises") from error
+        except Exception as failure:
+            await _abort(context, _known(failure))
+            raise AssertionError("unreachable: abort raises") from failure
 
     return wrapper
+
+
+def _known(failure: Exception) -> ServiceError:
+    """The table's error for a failure it knows (the store away); anything else propagates as a bug."""
+    error = from_failure(failure)
+    if error is None:
+        raise failure
+    log.warning("store unavailable", failure=type(failure).__name__)
+    return error
 
 
 StreamHandler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[R]]
@@ -77,5 +89,7 @@ def grpc_stream_errors(handler: StreamHandler[R]) -> StreamHandler[R]:
                 yield item
         except ServiceError as error:
             await _abort(context, error)
+        except Exception as failure:
+            await _abort(context, _known(failure))
 
     return wrapper

@@ -162,6 +162,12 @@ class GrpcServer:
         for name in ("", *self.names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
+    async def set_serving(self, serving: bool) -> None:
+        """Report SERVING or NOT_SERVING for the server and each of its services."""
+        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in ("", *self.names):
+            await self.health.set(name, status)
+
     async def stop(self, grace: float) -> None:
         """Report NOT_SERVING, then stop, letting calls in flight finish within ``grace`` seconds."""
         for name in ("", *self.names):

@@ -86,7 +86,7 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
     try:
         events, state = advance(game, loaded.state, sub.seat, sub.inner)
     except GameError as error:
-        if await store.version(game_id) > loaded.version:  # decided on a state another server has passed
+        if await store.version(game_id) != loaded.version:  # decided on a state the log has passed (or lost)
             raise VersionConflictError(loaded.version) from error
         return await _duplicate_or(store, sub, from_game_error(error))
     result = game.result(state)
@@ -104,12 +104,13 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
             meta=result_meta(result) if result else None,
             final=result is not None,
             timed_out=sub.timed_out,
+            expected_last=loaded.last_digest,
         )
     except CommandIdReusedError as error:
         raise _id_reused(sub.command_id) from error
     if appended.duplicate:
         return await _first_outcome(store, sub, appended.first, appended.last)
-    await states.advance(game_id, loaded, state, appended.last)
+    await states.advance(game_id, loaded, state, appended.last, payloads[-1] if payloads else b"")
     last = len(payloads) - 1
     stored = tuple(
         StoredEvent(

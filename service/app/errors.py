@@ -17,8 +17,19 @@ from engines.errors import (
     MalformedCommandError,
     NotYourTurnError,
 )
+from service.store.failures import StoreUnavailableError, is_unavailable
 
-__all__ = ["ERRORS", "MAX_MESSAGE", "ErrorKind", "ServiceError", "from_game_error", "loggable", "quoted"]
+__all__ = [
+    "ERRORS",
+    "MAX_MESSAGE",
+    "STORE_UNAVAILABLE",
+    "ErrorKind",
+    "ServiceError",
+    "from_failure",
+    "from_game_error",
+    "loggable",
+    "quoted",
+]
 
 #: The longest sentence an error carries (longer ones are cut), so that no request can make the server
 #: echo more than this into a status message or a response (a client's metadata limit is 8 to 16 KiB).
@@ -75,6 +86,7 @@ ERRORS: dict[str, ErrorKind] = {
     "auth/bad_api_key": ErrorKind(grpc.StatusCode.UNAUTHENTICATED, 401),
     "limit/rate": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
     "limit/streams": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "store/unavailable": ErrorKind(grpc.StatusCode.UNAVAILABLE, 503),
 }
 
 
@@ -117,3 +129,18 @@ def loggable(error: BaseException) -> str:
     if isinstance(error, ServiceError):
         return f"ServiceError({error.reason})"
     return type(error).__name__
+
+
+#: The sentence of every call that failed because the game store could not be reached.
+STORE_UNAVAILABLE = "the game store is not reachable; retry"
+
+
+def from_failure(error: BaseException) -> ServiceError | None:
+    """The service error for an unexpected failure, or None when it is not one the table knows: Redis away
+    (or replicas not acknowledging) becomes ``store/unavailable``, never with Redis's own message (it
+    names addresses and keys). A StoreUnavailableError keeps its own sentence."""
+    if not is_unavailable(error):
+        return None
+    if isinstance(error, StoreUnavailableError) and str(error):
+        return ServiceError("store/unavailable", str(error))
+    return ServiceError("store/unavailable", STORE_UNAVAILABLE)

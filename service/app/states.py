@@ -19,7 +19,7 @@ import structlog
 
 from engines.contract import AnyGame
 from engines.snapshot import FORMAT, SnapshotError, StateCodec
-from service.store.port import EventStore, StoredEvent
+from service.store.port import EventStore, StoredEvent, event_digest
 
 __all__ = ["LoadedGame", "StateCache", "snapshot_tag"]
 
@@ -42,6 +42,8 @@ class LoadedGame:
     game: AnyGame
     state: Any
     version: int
+    #: event_digest of the event at ``version`` ("" until read): appends check the log still holds it.
+    last_digest: str = ""
 
 
 class StateCache:
@@ -63,14 +65,16 @@ class StateCache:
         return codec
 
     async def get(self, game_id: str, game: AnyGame, at_least: int = 0) -> LoadedGame:
-        """The game's state, folded up to at least version ``at_least`` (and all events read)."""
+        """The game's state, folded up to at least version ``at_least`` (and all events read). A cached
+        state beyond ``at_least`` (the caller's reading of the log's version) is checked against the log
+        first: the log may have lost it."""
         loaded = self._games.get(game_id)
         if loaded is None:
             loaded = await self._load(game_id, game)
             self._remember(game_id, loaded)
         else:
             self._games.move_to_end(game_id)
-        if loaded.version < at_least:
+        if loaded.version < at_least or 0 < at_least < loaded.version:  # behind, or ahead of the log
             await self.catch_up(game_id, loaded)
         return loaded
 
@@ -118,22 +122,58 @@ class StateCache:
         return loaded
 
     async def catch_up(self, game_id: str, loaded: LoadedGame) -> None:
-        """Fold every stored event after ``loaded.version`` into ``loaded``."""
+        """Fold every stored event after ``loaded.version`` into ``loaded``. The log must still hold the
+        event ``loaded`` ends with; if it does not (Redis lost acknowledged writes, and maybe others wrote
+        since), ``loaded`` is reloaded from the store in place: a cached state the log no longer holds is
+        never decided on. (A state just loaded from a snapshot has no digest yet: it came from the log a
+        moment ago, and its first append or later events give it one.)"""
+        if loaded.version > 0 and loaded.last_digest:
+            batch = await self._store.read(game_id, loaded.version, _PAGE)
+            if not self._holds(loaded, batch):
+                log.warning("cached state no longer in the log; reloading", game_id=game_id, version=loaded.version)
+                await self._reload(game_id, loaded)
+                return
+            self.apply(loaded, batch)
+            if len(batch) < _PAGE:
+                return
         while True:
             batch = await self._store.read(game_id, loaded.version + 1, _PAGE)
             self.apply(loaded, batch)
             if len(batch) < _PAGE:
                 return
 
+    @staticmethod
+    def _holds(loaded: LoadedGame, batch: list[StoredEvent]) -> bool:
+        """Whether ``batch`` (read from ``loaded.version`` on) starts with the event ``loaded`` ends with."""
+        if not batch or batch[0].version != loaded.version:
+            return False
+        return event_digest(batch[0].data) == loaded.last_digest
+
+    async def _reload(self, game_id: str, loaded: LoadedGame) -> None:
+        fresh = await self._from_snapshot(game_id, loaded.game, None)
+        loaded.state, loaded.version, loaded.last_digest = fresh.state, fresh.version, ""
+        while True:
+            batch = await self._store.read(game_id, loaded.version + 1, _PAGE)
+            self.apply(loaded, batch)
+            if len(batch) < _PAGE:
+                break
+        if loaded.version > 0 and not loaded.last_digest:
+            top = await self._store.read(game_id, loaded.version, 1)
+            loaded.last_digest = event_digest(top[0].data) if top else ""
+
     def apply(self, loaded: LoadedGame, stored: list[StoredEvent]) -> None:
         """Fold stored events into ``loaded``, skipping any it already holds (a concurrent request may have
         advanced it while this batch was being read)."""
         game = loaded.game
+        newest: StoredEvent | None = None
         for event in stored:
             if event.version <= loaded.version:
                 continue
             loaded.state = game.evolve(loaded.state, game.event_type.FromString(event.data))
             loaded.version = event.version
+            newest = event
+        if newest is not None:
+            loaded.last_digest = event_digest(newest.data)
 
     def _remember(self, game_id: str, loaded: LoadedGame) -> None:
         self._games[game_id] = loaded
@@ -144,10 +184,12 @@ class StateCache:
         """Drop a game from the cache (it is reloaded from the store when next needed)."""
         self._games.pop(game_id, None)
 
-    async def advance(self, game_id: str, loaded: LoadedGame, state: Any, version: int) -> None:
-        """Record that the game reached ``state`` at ``version``; snapshot when a multiple is passed."""
+    async def advance(self, game_id: str, loaded: LoadedGame, state: Any, version: int, last: bytes = b"") -> None:
+        """Record that the game reached ``state`` at ``version`` (``last``: the payload of that version's
+        event); snapshot when a multiple is passed."""
         previous = loaded.version
         loaded.state, loaded.version = state, version
+        loaded.last_digest = event_digest(last) if last else ""
         self._remember(game_id, loaded)
         if version // self._snapshot_every > previous // self._snapshot_every:
             codec = self._codec(loaded.game)

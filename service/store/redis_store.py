@@ -1,4 +1,9 @@
-"""The event store on Redis: streams for logs, one Lua script for appends, sorted sets for the index."""
+"""The event store on Redis: streams for logs, one Lua script for appends, sorted sets for the index.
+
+The same code runs on one Redis and on a Redis Cluster: every script touches only one game's keys (they
+share the ``{g:<id>}`` hash tag, so one slot), and the index, which spans games, is kept by
+:class:`~service.store.index.GameIndex`.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,16 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from importlib import resources
 from typing import Any, cast
 
-import redis.asyncio as aioredis
-
+from service.store.acks import ScriptRunner
+from service.store.connection import RedisClient
 from service.store.entries import Entries, parse_entry
+from service.store.index import GameIndex, both_name
 from service.store.keys import Keys
 from service.store.port import (
     AppendResult,
     CommandIdReusedError,
     GamePage,
+    LogDivergedError,
     NewEvent,
     StoredEvent,
     StoreError,
@@ -24,7 +31,6 @@ from service.store.tail import TailHub
 __all__ = ["RedisEventStore"]
 
 _APPEND = resources.files(__package__).joinpath("append.lua").read_text(encoding="utf-8")
-_INDEXED = ("status", "game")
 # KEYS: a hash. ARGV: field, value. Sets the field only if it exists; 1 if it did.
 _REPLACE = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
@@ -36,13 +42,25 @@ return 1
 class RedisEventStore:
     """:class:`~service.store.port.EventStore` on a Redis server (embedded or remote, same code)."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys | None = None, clock_ms: Any = None) -> None:
-        """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests)."""
+    def __init__(
+        self,
+        client: RedisClient,
+        keys: Keys | None = None,
+        clock_ms: Any = None,
+        *,
+        replica_acks: int = 0,
+        replica_ack_timeout_ms: int = 2000,
+    ) -> None:
+        """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests).
+        With ``replica_acks`` an append returns only once that many replicas hold it (else it raises
+        StoreUnavailableError after ``replica_ack_timeout_ms``; the append itself may have happened)."""
         self._redis = client
         self._keys = keys or Keys()
-        self._append = client.register_script(_APPEND)
+        script = client.register_script(_APPEND)
+        self._append = ScriptRunner(client, script, replica_acks, replica_ack_timeout_ms)
         self._replace = client.register_script(_REPLACE)
         self._clock_ms = clock_ms
+        self._index = GameIndex(client, self._keys, self._now_ms)
         self._hub = TailHub(client, self._keys, self.read)
 
     def _now_ms(self) -> int:
@@ -57,6 +75,7 @@ class RedisEventStore:
             raise StoreError(f"game {game_id} already exists")
         created = int(meta.get("created_ms") or self._now_ms())
         fields = {**meta, "created_ms": str(created)}
+        mark = await self._index.announce(game_id)
         await self.append(
             game_id,
             events,
@@ -67,17 +86,7 @@ class RedisEventStore:
             meta=fields,
             recorded_at_ms=created,
         )
-        await self._index(game_id, fields, created)
-
-    async def _index(self, game_id: str, meta: Mapping[str, str], created_ms: int) -> None:
-        pipe = self._redis.pipeline(transaction=False)
-        pipe.zadd(self._keys.index("all"), {game_id: created_ms})
-        for field in _INDEXED:
-            if field in meta:
-                pipe.zadd(self._keys.index(f"{field}:{meta[field]}"), {game_id: created_ms})
-        if "game" in meta and "status" in meta:
-            pipe.zadd(self._keys.index(_both(meta["game"], meta["status"])), {game_id: created_ms})
-        await pipe.execute()
+        await self._index.settle(game_id, fields, mark)
 
     async def append(
         self,
@@ -94,9 +103,10 @@ class RedisEventStore:
         recorded_at_ms: int | None = None,
         timed_out: bool = False,
         think_ms: int | None = None,
+        expected_last: str = "",
     ) -> AppendResult:
         """Append atomically (see the port). Moves the game between status indexes when ``meta`` changes
-        its status."""
+        its status (announced first, so a stop in between is repaired by a later listing)."""
         pairs = [item for pair in (meta or {}).items() for item in pair]
         now = self._now_ms() if recorded_at_ms is None else recorded_at_ms
         args: list[Any] = [
@@ -113,6 +123,7 @@ class RedisEventStore:
             *pairs,
             "1" if timed_out else "",
             "" if think_ms is None else think_ms,
+            expected_last,
         ]
         keys = [
             self._keys.log(game_id),
@@ -120,32 +131,27 @@ class RedisEventStore:
             self._keys.commands(game_id),
             self._keys.clock(game_id),
         ]
-        outcome, *values = await self._append(keys=keys, args=args)
+        moves = bool(meta and "status" in meta and expected_version > 0)
+        mark = await self._index.announce(game_id) if moves else 0
+        outcome, *values = await self._append(keys, args)
         if outcome == b"conflict":
             raise VersionConflictError(int(values[0]))
+        if outcome == b"forked":
+            raise LogDivergedError(int(values[0]))
         if outcome == b"dup":
             previous_digest, first, last = values[0].decode().rsplit(":", 2)
             if previous_digest != digest:
                 raise CommandIdReusedError(f"command id {command_id!r} was used for another command")
             return AppendResult(int(first), int(last), duplicate=True)
-        if meta and "status" in meta and expected_version > 0:
-            await self._move_status(game_id, meta["status"])
+        if moves:
+            await self._settle(game_id, mark)
         think = int(values[2]) if len(values) > 2 else 0
         return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now, think_ms=think)
 
-    async def _move_status(self, game_id: str, status: str) -> None:
-        created = await self._redis.zscore(self._keys.index("all"), game_id)
-        game = cast(bytes | None, await self._redis.hget(self._keys.meta(game_id), "game"))
-        pipe = self._redis.pipeline(transaction=False)
-        for other in ("running", "finished"):
-            if other != status:
-                pipe.zrem(self._keys.index(f"status:{other}"), game_id)
-                if game is not None:
-                    pipe.zrem(self._keys.index(_both(game.decode(), other)), game_id)
-        pipe.zadd(self._keys.index(f"status:{status}"), {game_id: created or 0})
-        if game is not None:
-            pipe.zadd(self._keys.index(_both(game.decode(), status)), {game_id: created or 0})
-        await pipe.execute()
+    async def _settle(self, game_id: str, mark: int) -> None:
+        current = await self.meta(game_id)
+        if current is not None:
+            await self._index.settle(game_id, current, mark)
 
     async def read(self, game_id: str, from_version: int, limit: int) -> list[StoredEvent]:
         """Up to ``limit`` events from ``from_version`` on (XRANGE on the version ids)."""
@@ -190,7 +196,7 @@ class RedisEventStore:
         for status in ("running", "finished"):
             pipe.zrem(self._keys.index(f"status:{status}"), game_id)
             if game:
-                pipe.zrem(self._keys.index(_both(game, status)), game_id)
+                pipe.zrem(self._keys.index(both_name(game, status)), game_id)
         if game:
             pipe.zrem(self._keys.index(f"game:{game}"), game_id)
         for key in (self._keys.log, self._keys.meta, self._keys.commands, self._keys.snapshot, self._keys.clock):
@@ -222,8 +228,9 @@ class RedisEventStore:
     async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:
         """Newest first from the one index that answers the filter (by game and status, by either, or
         all); the cursor is an offset (rank) into it, so a page costs O(log n + page), not O(n)."""
+        await self._index.repair()  # games whose writer stopped between an append and the index
         if game and status:
-            name = _both(game, status)
+            name = both_name(game, status)
         else:
             name = f"game:{game}" if game else f"status:{status}" if status else "all"
         offset = int(cursor or 0)
@@ -248,8 +255,3 @@ class RedisEventStore:
     async def close(self) -> None:
         """Stop the tail readers (the client belongs to whoever opened it)."""
         await self._hub.close()
-
-
-def _both(game: str, status: str) -> str:
-    """The name of the index of the games of ``game`` with ``status``."""
-    return f"game:{game}:status:{status}"

@@ -5,20 +5,29 @@ local watcher of each game.
 A watcher first reads the history from its version, then takes live events from the reader. Versions are
 dense, so a watcher detects any hole (it joined while the reader was between reads, or it fell behind and
 its buffer was dropped) and fills it from the log: no gap, no duplicate, whatever the timing.
+
+On a Redis Cluster one XREAD may only name keys of one slot (a game's keys share one), so the streams are
+read in one XREAD per slot, concurrently. While Redis is away the reads are tried again for up to
+``_OUTAGE_S`` seconds and go on from where they were; after that the watchers' streams end as the store
+being unavailable (their clients resume from their last version).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
+import time
+from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import cast
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 from service import metrics
+from service.store.connection import unavailable as is_unavailable
 from service.store.entries import Entries, parse_entry
+from service.store.failures import StoreUnavailableError
 from service.store.keys import Keys
 from service.store.port import StoredEvent
 
@@ -28,6 +37,8 @@ Reader = Callable[[str, int, int], Awaitable[list[StoredEvent]]]
 _PAGE = 500
 _BUFFER = 1000  # live events buffered per watcher before it is switched to reading the log itself
 _BLOCK_MS = 200  # how long a game that starts being tailed may wait to join the shared read
+_OUTAGE_S = 15.0  # how long the reads wait for Redis to come back before ending the watchers' streams
+_RETRY_S = 0.2
 
 
 class _Watcher:
@@ -163,28 +174,53 @@ class TailHub:
         return watcher
 
     async def _follow(self) -> None:
-        """Read every tailed game's new entries with one blocking XREAD over their streams, for as long
-        as there are games to tail (a game joining during a read is included in the next one, at most
-        _BLOCK_MS later, from where its history read began: nothing is missed). A failed read ends every
-        watcher's stream with the error."""
+        """Read every tailed game's new entries with blocking XREADs over their streams, for as long as
+        there are games to tail (a game joining during a read is included in the next one, at most
+        _BLOCK_MS later, from where its history read began: nothing is missed). A read that fails while
+        Redis is away is tried again (see the module docstring); any other failure ends every watcher's
+        stream with the error."""
+        away_since: float | None = None
         try:
             while self._readers:
                 readers = {r.key: r for r in list(self._readers.values()) if r.last is not None}
                 if not readers:
                     await asyncio.sleep(_BLOCK_MS / 1000)
                     continue
-                streams = {key: reader.last for key, reader in readers.items()}
-                response = cast(
-                    list[tuple[bytes, Entries]],
-                    await self._redis.xread(streams, block=_BLOCK_MS, count=_PAGE),  # type: ignore[arg-type]
-                )
-                for stream, entries in response or []:
-                    reader = readers.get(stream.decode())
-                    if reader is not None:
-                        reader.deliver(entries)
-        except Exception as error:  # a broken connection ends every watcher's stream with the error
+                try:
+                    responses = await asyncio.gather(*(self._read(group) for group in self._groups(readers)))
+                except Exception as error:
+                    if not is_unavailable(error):
+                        raise
+                    away_since = away_since or time.monotonic()
+                    if time.monotonic() - away_since > _OUTAGE_S:
+                        raise
+                    await asyncio.sleep(_RETRY_S)
+                    continue
+                away_since = None
+                for response in responses:
+                    for stream, entries in response or []:
+                        reader = readers.get(stream.decode())
+                        if reader is not None:
+                            reader.deliver(entries)
+        except Exception as error:  # said as the store being away (never Redis's own message)
+            failure: BaseException = StoreUnavailableError() if is_unavailable(error) else error
+            failure.__cause__ = error
             for reader in list(self._readers.values()):
-                reader.fail(error)
+                reader.fail(failure)
+
+    def _groups(self, readers: dict[str, _GameReader]) -> list[dict[str, bytes | str]]:
+        """The streams to read, in groups one XREAD may name: all of them, or one group per cluster slot."""
+        streams = {key: reader.last for key, reader in readers.items() if reader.last is not None}
+        if not isinstance(self._redis, RedisCluster):
+            return [streams]
+        by_slot: dict[int, dict[str, bytes | str]] = defaultdict(dict)
+        for key, last in streams.items():
+            by_slot[self._redis.keyslot(key)][key] = last
+        return list(by_slot.values())
+
+    async def _read(self, streams: dict[str, bytes | str]) -> list[tuple[bytes, Entries]]:
+        reply = await self._redis.xread(streams, block=_BLOCK_MS, count=_PAGE)  # type: ignore[arg-type]
+        return cast(list[tuple[bytes, Entries]], reply)
 
     def _leave(self, game_id: str, watcher: _Watcher) -> None:
         reader = self._readers.get(game_id)

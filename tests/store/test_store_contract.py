@@ -296,3 +296,44 @@ async def test_keys_of_a_game_share_one_cluster_slot(store: EventStore, key_pref
     keys = Keys(key_prefix)
     tagged = [keys.log("abc"), keys.meta("abc"), keys.commands("abc"), keys.snapshot("abc")]
     assert all("{g:abc}" in k for k in tagged)
+
+
+class _Stopping:
+    """A client that works until ``stop`` is set; then its pipelines (the index writes after an append)
+    fail, as if the process had stopped between the atomic append and the index change."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+        self.stop = False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+    def pipeline(self, transaction: bool = True) -> object:
+        if self.stop:
+            raise ConnectionError("the process stopped here")
+        return self._client.pipeline(transaction=transaction)
+
+
+async def test_a_stop_between_the_append_and_the_index_is_repaired_on_listing(
+    redis_client: aioredis.Redis, key_prefix: str
+) -> None:
+    """A game that finished while its writer stopped before updating the index is listed as finished (and
+    not as running) by the next listing once the write has settled."""
+    now = [1_000_000]
+    client = _Stopping(redis_client)
+    stopping = event_store(client, key_prefix, clock_ms=lambda: now[0])  # type: ignore[arg-type]
+    await stopping.create("g1", {"game": "oldmen", "status": "running"}, events(b"a"))
+    client.stop = True
+    with pytest.raises(ConnectionError):
+        await stopping.append(
+            "g1", events(b"end"), expected_version=1, command_id="x", digest="d", seat=0, meta={"status": "finished"}
+        )
+    await stopping.close()
+    now[0] += 60_000
+    store = event_store(redis_client, key_prefix, clock_ms=lambda: now[0])
+    finished = await store.list_games(game="", status="finished", limit=10, cursor="")
+    running = await store.list_games(game="", status="running", limit=10, cursor="")
+    assert [g["game_id"] for g in finished.games] == ["g1"]
+    assert running.games == []
+    await store.close()

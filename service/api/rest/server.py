@@ -39,7 +39,7 @@ from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
-from service.app.errors import ServiceError
+from service.app.errors import ServiceError, from_failure
 from service.app.gate import Gate
 from service.app.limits import Client, Limits
 
@@ -182,11 +182,12 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         response = _json_error(HttpError.of(ServiceError("http/not_found", text)))
     except web.HTTPException as error:
         response = _json_error(HttpError.of(_http_exception(error)))
-    except Exception:
-        log.exception("request failed", path=request.path)
-        response = _json_error(
-            HttpError.of(ServiceError("server/internal", "the server failed; the error is in its log"))
-        )
+    except Exception as failure:
+        known = from_failure(failure)
+        if known is None:
+            log.exception("request failed", path=request.path)
+            known = ServiceError("server/internal", "the server failed; the error is in its log")
+        response = _json_error(HttpError.of(known))
     if not response.prepared:
         response.headers.update(_CORS)
     return response
@@ -261,11 +262,13 @@ def build_http_server(
     first_reply_grace: float = 0.5,
     metrics_page: MetricsPage | None = None,
     gate: Gate | None = None,
+    ready: Callable[[], bool] = lambda: True,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
     when ``web_dir`` is given, its files at ``/``. Every route's call passes ``gate`` (API keys and quotas;
-    default quotas when None). Not started: call ``start()``."""
+    default quotas when None). ``GET /readyz`` answers 200 SERVING while ``ready()`` is true, else 503
+    NOT_SERVING. Not started: call ``start()``."""
     settings = _Settings(max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()))
     app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
     app.on_response_prepare.append(_send_request_id)
@@ -283,6 +286,13 @@ def build_http_server(
         return web.Response(text=openapi_text, content_type="application/json")
 
     app.router.add_get("/openapi.json", openapi)
+
+    async def readiness(_: web.Request) -> web.Response:
+        serving = ready()
+        body = json.dumps({"status": "SERVING" if serving else "NOT_SERVING"})
+        return web.Response(text=body, status=200 if serving else 503, content_type="application/json")
+
+    app.router.add_get("/readyz", readiness)
     if web_dir is not None:
         serve = _static(web_dir)
         app.router.add_get("/", serve)
