@@ -73,6 +73,16 @@ class Cluster:
             time.sleep(0.1)
         raise RuntimeError("the test cluster did not become healthy")
 
+    def wait_failover(self, seconds: float = 60) -> None:
+        """Wait until three running nodes are masters again and the cluster is ok (after a master died)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if len(self.masters()) == 3:
+                self.wait_healthy(max(1.0, deadline - time.monotonic()))
+                return
+            time.sleep(0.1)
+        raise RuntimeError("the test cluster did not fail over")
+
     def stop(self) -> None:
         """Kill every node."""
         for node in self.nodes:

@@ -4,13 +4,18 @@
 // It loads the same .proto files as the server (proto/ and the vendored google/api protos), connects to
 // BotService.Connect, says Hello with its name and key, and answers every Turn with a random legal
 // command from the view. It reconnects when the stream drops and exits after --games games have ended.
+// --server takes several replicas (host:port,host:port): the bot connects through gRPC's round_robin
+// policy, so a reconnection goes to another replica, and a turn seen again is answered with the same move
+// and command id (never applied twice).
 //
-// Usage: node bot.js --server localhost:50051 --name node-bot --key <16+ chars> [--games N] [--tls] [--ca-file PEM]
+// Usage: node bot.js --server localhost:50051[,localhost:50052] --name node-bot --key <16+ chars> [--games N]
+//        [--tls] [--ca-file PEM]
 // (--tls connects over TLS trusting the system's certificates, --ca-file those of a PEM file.)
 'use strict';
 
 const path = require('node:path');
 const crypto = require('node:crypto');
+const dns = require('node:dns');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
@@ -61,9 +66,45 @@ function credentials(args) {
   return grpc.credentials.createSsl(roots);
 }
 
-function connect(BotService, args, state) {
+// The gRPC target and channel options for one address, or for several replicas (round robin).
+async function channelFor(server) {
+  const addresses = server.split(',').map((a) => a.trim()).filter((a) => a);
+  if (addresses.length === 1) return { target: addresses[0], options: {} };
+  const resolved = await Promise.all(
+    addresses.map(async (address) => {
+      const at = address.lastIndexOf(':');
+      const { address: ip } = await dns.promises.lookup(address.slice(0, at), { family: 4 });
+      return `${ip}:${address.slice(at + 1)}`;
+    }),
+  );
+  const config = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+  return { target: `ipv4:${resolved.join(',')}`, options: { 'grpc.service_config': config } };
+}
+
+// The move for a turn: the one sent before for the same game, seat and version, or a new random one.
+function moveFor(turn, state) {
+  const key = `${turn.game_id}|${turn.seat}|${turn.view.version}`;
+  let move = state.sent.get(key);
+  if (!move) {
+    const legal = turn.view.legal_commands;
+    move = {
+      game_id: turn.game_id,
+      seat: turn.seat,
+      command: legal[crypto.randomInt(legal.length)],
+      expected_version: turn.view.version,
+      command_id: crypto.randomUUID(),
+    };
+    for (const old of state.sent.keys()) {
+      if (old.startsWith(`${turn.game_id}|${turn.seat}|`)) state.sent.delete(old);
+    }
+    state.sent.set(key, move);
+  }
+  return move;
+}
+
+function connect(BotService, args, state, channel) {
   return new Promise((resolve) => {
-    const client = new BotService(args.server, credentials(args));
+    const client = new BotService(channel.target, credentials(args), channel.options);
     const call = client.Connect();
     let closed = false;
     const finish = () => {
@@ -75,21 +116,13 @@ function connect(BotService, args, state) {
     };
     call.on('data', (message) => {
       if (message.turn) {
-        const turn = message.turn;
-        const legal = turn.view.legal_commands;
-        const command = legal[crypto.randomInt(legal.length)];
-        call.write({
-          move: {
-            game_id: turn.game_id,
-            seat: turn.seat,
-            command,
-            expected_version: turn.view.version,
-            command_id: crypto.randomUUID(),
-          },
-        });
+        call.write({ move: moveFor(message.turn, state) });
         state.moves += 1;
       } else if (message.game_ended) {
         state.ended.add(message.game_ended.game_id);
+        for (const old of state.sent.keys()) {
+          if (old.startsWith(`${message.game_ended.game_id}|`)) state.sent.delete(old);
+        }
         if (args.games && state.ended.size >= args.games) finish();
       } else if (message.move_rejected) {
         state.rejected += 1;
@@ -110,9 +143,10 @@ function connect(BotService, args, state) {
 async function main() {
   const args = parseArgs(process.argv);
   const BotService = loadService();
-  const state = { ended: new Set(), moves: 0, rejected: 0 };
+  const state = { ended: new Set(), moves: 0, rejected: 0, sent: new Map() };
+  const channel = await channelFor(args.server);
   while (!args.games || state.ended.size < args.games) {
-    await connect(BotService, args, state);
+    await connect(BotService, args, state, channel);
     if (!args.games || state.ended.size < args.games) await new Promise((r) => setTimeout(r, 200));
   }
   console.log(`node bot ${args.name}: ${state.ended.size} games ended, ${state.moves} moves, ${state.rejected} rejected`);

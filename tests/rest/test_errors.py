@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -12,6 +13,7 @@ import pytest
 from parlour.v1 import game_service_pb2
 from service.api.rest.server import build_http_server
 from service.app.errors import ERRORS
+from service.store.embedded import RedisProcess
 from tests.rest.conftest import ADMIN_KEY
 from tests.rest.harness import HttpError, JsonClient, RunningServer, server_in_thread
 from tests.rest.play import create_with_seats, play_to_end
@@ -357,6 +359,23 @@ async def test_events_past_the_end_say_where_the_log_ends(api: JsonClient) -> No
         page = await api.call("GET", f"/v1/games/{game_id}/events", fromVersion=start)
         assert int(page["nextVersion"]) == int(page["lastVersion"]) + 1
     assert page["events"] == []
+
+
+async def test_a_call_while_redis_is_away_is_503_with_a_sentence(tmp_path: Path) -> None:
+    """With its Redis stopped, a server answers 503 store/unavailable, never naming Redis's address."""
+    redis = RedisProcess(tmp_path / "redis")
+    redis.start()
+    try:
+        with server_in_thread(tmp_path / "server", redis_url=redis.url) as own:
+            async with aiohttp.ClientSession() as session:
+                client = JsonClient(session, own.http_url)
+                await client.call("GET", "/v1/games")
+                redis.stop()
+                body = await expect(503, "store/unavailable", client.call("GET", "/v1/games"))
+                assert body["message"] == "the game store is not reachable; retry"
+                redis.start()
+    finally:
+        redis.kill()
 
 
 def test_every_reason_of_the_error_table_was_seen_over_rest() -> None:

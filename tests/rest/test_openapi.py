@@ -22,7 +22,7 @@ from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import routes_of
 from tests.rest.harness import RunningServer
 
-_NOT_API = {"/openapi.json", "/metrics", "/", "/{path}"}
+_NOT_API = {"/openapi.json", "/metrics", "/readyz", "/", "/{path}"}  # operations and the page, not the API
 
 #: Every service the server offers over REST, as bootstrap passes them to the gateway.
 _SERVICES = [

@@ -1,4 +1,5 @@
-"""Opening a gRPC channel to a Parlour server, in plain text or over TLS."""
+"""Opening a gRPC channel to a Parlour server, in plain text or over TLS, to one address or to several
+replicas (``host:port,host:port``: see :mod:`parlour.channels`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+
+from parlour.channels import replicas_target
 
 __all__ = ["Tls", "add_tls_arguments", "open_channel", "tls_of"]
 
@@ -26,10 +29,12 @@ class Tls:
 
 
 def open_channel(target: str, tls: Tls | None = None) -> grpc.aio.Channel:
-    """An asyncio channel to ``target`` ("host:port"): plain text, or TLS with ``tls``."""
+    """An asyncio channel to ``target`` ("host:port", or several replicas "host:port,host:port" spread
+    with round robin): plain text, or TLS with ``tls``."""
+    grpc_target, options = replicas_target(target, tls is not None)
     if tls is None:
-        return grpc.aio.insecure_channel(target)
-    return grpc.aio.secure_channel(target, tls.credentials())
+        return grpc.aio.insecure_channel(grpc_target, options=options)
+    return grpc.aio.secure_channel(grpc_target, tls.credentials(), options=options)
 
 
 def add_tls_arguments(parser: argparse.ArgumentParser) -> None:

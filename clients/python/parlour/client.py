@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -9,11 +10,13 @@ from typing import Any
 import grpc
 
 from parlour.channel import Tls, open_channel
+from parlour.channels import RETRIES
 from parlour.v1 import clock_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 
 __all__ = ["GameClient", "ParlourError"]
 
 _REASON_KEY = "parlour-error-reason"
+_BACKOFF_S = 0.1
 
 
 class ParlourError(Exception):
@@ -42,8 +45,14 @@ def _auth(token: str | None) -> Sequence[tuple[str, str]]:
     return [("authorization", f"Bearer {token}")] if token else []
 
 
+#: Calls not sent again after UNAVAILABLE: a lost reply may hide a claim that succeeded.
+_NOT_RETRIED = frozenset({"ClaimSeat"})
+
+
 class GameClient:
-    """One connection to a server. Use ``async with GameClient("localhost:50051") as client``."""
+    """One connection to a server, or to several replicas: ``GameClient("a:50051,b:50051")`` spreads the
+    calls over them (round robin) and sends a call that failed with UNAVAILABLE again, on the next
+    replica, with the same command id (see :mod:`parlour.channels`). Use ``async with``."""
 
     def __init__(self, target: str, *, tls: Tls | None = None) -> None:
         """Connect to ``target`` ("host:port"), over TLS with ``tls``."""
@@ -62,10 +71,15 @@ class GameClient:
         await self._channel.close()
 
     async def _call(self, method: str, request: Any, token: str | None = None) -> Any:
-        try:
-            return await getattr(self._stub, method)(request, metadata=_auth(token))
-        except grpc.aio.AioRpcError as error:
-            raise ParlourError.from_rpc(error) from None
+        retries = 0 if method in _NOT_RETRIED else RETRIES
+        for attempt in range(retries + 1):
+            try:
+                return await getattr(self._stub, method)(request, metadata=_auth(token))
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == retries:
+                    raise ParlourError.from_rpc(error) from None
+                await asyncio.sleep(_BACKOFF_S * (attempt + 1))
+        raise AssertionError("unreachable")
 
     async def game_types(self) -> list[game_service_pb2.GameType]:
         """The games the server plays."""
@@ -148,18 +162,27 @@ class GameClient:
     async def watch(
         self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
     ) -> AsyncIterator[game_pb2.Event]:
-        """Events from ``from_version``, live; ends after a finished game's last event."""
-        request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=from_version)
-        if seat is not None:
-            request.seat = seat
-        call = self._stub.WatchGame(request, metadata=_auth(token))
-        try:
-            async for response in call:
-                yield response.event
-        except grpc.aio.AioRpcError as error:
-            raise ParlourError.from_rpc(error) from None
-        finally:
-            call.cancel()
+        """Events from ``from_version``, live; ends after a finished game's last event. A stream that ends
+        with UNAVAILABLE (a replica stopped, Redis away) is opened again after the last event received."""
+        version, failures = from_version, 0
+        while True:
+            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=version)
+            if seat is not None:
+                request.seat = seat
+            call = self._stub.WatchGame(request, metadata=_auth(token))
+            try:
+                async for response in call:
+                    failures = 0
+                    version = response.event.version + 1
+                    yield response.event
+                return
+            except grpc.aio.AioRpcError as error:
+                failures += 1
+                if error.code() != grpc.StatusCode.UNAVAILABLE or failures > RETRIES:
+                    raise ParlourError.from_rpc(error) from None
+            finally:
+                call.cancel()
+            await asyncio.sleep(_BACKOFF_S * failures)
 
     async def events(
         self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None

@@ -34,6 +34,9 @@ class BotRun:
     connections: int = 0
     moves: int = 0
     rejected: int = 0
+    #: The move sent for each (game, seat, version): a turn seen again after a reconnection (perhaps to
+    #: another replica) is answered with the same move and command id, so it is applied at most once.
+    sent: dict[tuple[str, int, int], pb.Move] = field(default_factory=dict)
 
 
 async def run_bot(
@@ -118,15 +121,19 @@ async def _handle(
         bots.setdefault(message.assignment.game_id, make(message.assignment.game))
     elif kind == "turn":
         turn = message.turn
-        bot = bots.setdefault(turn.game_id, make(turn.view.game))
-        command = bot.choose(turn.view)
-        move = pb.Move(
-            game_id=turn.game_id,
-            seat=turn.seat,
-            command=command,
-            expected_version=turn.view.version,
-            command_id=uuid.uuid4().hex,
-        )
+        key = (turn.game_id, turn.seat, turn.view.version)
+        move = run.sent.get(key)
+        if move is None:
+            bot = bots.setdefault(turn.game_id, make(turn.view.game))
+            move = pb.Move(
+                game_id=turn.game_id,
+                seat=turn.seat,
+                command=bot.choose(turn.view),
+                expected_version=turn.view.version,
+                command_id=uuid.uuid4().hex,
+            )
+            run.sent = {k: v for k, v in run.sent.items() if k[:2] != key[:2]}  # older turns of this seat
+            run.sent[key] = move
         await call.write(pb.ConnectRequest(move=move))
         run.moves += 1
     elif kind == "move_rejected":
@@ -134,3 +141,4 @@ async def _handle(
     elif kind == "game_ended":
         run.ended[message.game_ended.game_id] = message.game_ended
         bots.pop(message.game_ended.game_id, None)
+        run.sent = {k: v for k, v in run.sent.items() if k[0] != message.game_ended.game_id}

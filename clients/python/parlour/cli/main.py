@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument(
         "--server",
         default=os.environ.get("PARLOUR_SERVER", DEFAULT_SERVER),
-        help=f"gRPC address of the server (default $PARLOUR_SERVER or {DEFAULT_SERVER})",
+        help="gRPC address of the server, or of several replicas as host:port,host:port (calls are spread "
+        f"over them and retried on another when one is unavailable; default $PARLOUR_SERVER or {DEFAULT_SERVER})",
     )
     add_tls_arguments(server)
     play.register(commands, server)

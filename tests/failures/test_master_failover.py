@@ -1,0 +1,84 @@
+"""A Redis master is killed (SIGKILL) under load with ``--replica-acks 1``: after the cluster fails over,
+every command a client got an acknowledgement for is in the log, the games go on and finish, and every
+game verifies (nothing forked). The cluster is this test's own (3 masters, 3 replicas). While the promoted
+replica has no replica of its own, its commands are refused as not replicated (and retried with the same
+command id); the killed node is started again and rejoins as its replica, as an operator would do."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from parlour.client import GameClient, ParlourError
+from tests.cluster import Cluster, start_cluster
+from tests.conftest import CLUSTER_SCHEME, RedisTarget
+from tests.e2e.helpers import SeatedGame, seated_game
+from tests.failures.replicas import serve
+from tests.tournaments.helpers import verify_game
+
+GAMES = 8
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[Cluster]:
+    cluster = start_cluster(tmp_path / "cluster", start_port=40000)
+    yield cluster
+    cluster.stop()
+
+
+async def _submit(client: GameClient, game: SeatedGame, acknowledged: set[str]) -> bool:
+    """One move (sent again with the same command id while the store fails over); False at the end."""
+    async with asyncio.timeout(60):
+        while True:
+            try:
+                view = await client.view(game.game_id)
+                if not view.pending_seats:
+                    return False
+                seat = view.pending_seats[0]
+                mine = await client.view(game.game_id, seat, game.tokens[seat])
+                command_id = f"{game.game_id}-{mine.version}"
+                await client.submit(
+                    game.game_id, seat, game.tokens[seat], mine.legal_commands[0], command_id=command_id
+                )
+                acknowledged.add(command_id)
+                return True
+            except ParlourError as error:
+                if error.reason != "store/unavailable":
+                    raise
+                await asyncio.sleep(0.1)
+
+
+async def test_acknowledged_commands_survive_a_master_failover(
+    own_cluster: Cluster, key_prefix: str, tmp_path: Path
+) -> None:
+    target = RedisTarget("cluster", CLUSTER_SCHEME + own_cluster.seeds)
+    async with (
+        serve(target, key_prefix, tmp_path / "a") as (_, first),
+        serve(target, key_prefix, tmp_path / "b") as (_, second),
+        GameClient(f"{first},{second}") as client,
+    ):
+        games = [await seated_game(client, "oldmen", 4, seed=bytes([i])) for i in range(GAMES)]
+        acknowledged: set[str] = set()
+        moved = asyncio.Event()
+
+        async def play(game: SeatedGame) -> None:
+            while await _submit(client, game, acknowledged):
+                if len(acknowledged) >= 3 * GAMES:
+                    moved.set()
+
+        players = [asyncio.create_task(play(game)) for game in games]
+        await asyncio.wait_for(moved.wait(), 120)
+        victim = own_cluster.masters()[0]
+        victim.kill()  # under load: games are being played on every master
+        await asyncio.to_thread(own_cluster.wait_failover)
+        victim.start()  # back as the replica of its old replica, so commands can be acknowledged again
+        await asyncio.wait_for(asyncio.gather(*players), 300)
+        logged: set[str] = set()
+        for game in games:
+            logged |= {e.command_id async for e in client.events(game.game_id) if e.command_id}
+            verdict = await verify_game(second, game.game_id)
+            assert verdict.verified, verdict.message
+        assert acknowledged <= logged, sorted(acknowledged - logged)
