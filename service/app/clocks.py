@@ -32,6 +32,7 @@ from service.app.observers import GameChange
 from service.app.records import GameRecord
 from service.app.time_control import TimeControl
 from service.store.clock_port import ClockRecord, ClockStore, Deadline, Move
+from service.store.failures import is_unavailable
 from service.store.port import EventStore, StoredEvent
 
 __all__ = ["ClockKeeper", "Clocks", "timeout_command_id", "wait_for_event"]
@@ -242,6 +243,7 @@ class Clocks:
         """Claim and apply due deadlines, and sweep for games left behind, until cancelled."""
         loop = asyncio.get_running_loop()
         next_sweep = loop.time() + self._sweep_seconds
+        away = False
         while not self._closed:
             delay = min(self._poll, max(next_sweep - loop.time(), 0.0))
             try:
@@ -255,8 +257,14 @@ class Clocks:
                 due = await self._clocks.next_due()
                 if due is not None:
                     delay = min(max((due - self._now_ms()) / 1000, 0.005), delay)
-            except Exception:  # Redis unreachable for a moment: keep polling
-                log.exception("claiming deadlines failed")
+            except Exception as error:  # Redis unreachable for a moment: keep polling
+                if not is_unavailable(error):
+                    log.exception("claiming deadlines failed")
+                elif not away:  # said once per outage, without a traceback (one each poll would flood)
+                    log.warning("claiming deadlines failed: the store is not reachable")
+                away = is_unavailable(error)
+            else:
+                away = False
             self.keeper.wake.clear()
             await wait_for_event(self.keeper.wake, delay)
 

@@ -23,12 +23,14 @@ SENTENCE = "the game store is not reachable; retry"
 
 
 async def _until_health(target: str, status: int) -> None:
-    """Wait until gRPC health reports ``status``, on its Watch stream (told each change)."""
+    """Wait until gRPC health reports ``status`` (the server asks Redis every 50 ms)."""
     async with grpc.aio.insecure_channel(target) as channel:
-        stream = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(), timeout=20)
-        async for reply in stream:
+        stub = health_pb2_grpc.HealthStub(channel)
+        for _ in range(400):
+            reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=5)
             if reply.status == status:
                 return
+            await asyncio.sleep(0.05)
     raise AssertionError(f"health never reported {status}")
 
 

@@ -72,7 +72,7 @@ async def test_every_game_with_each_command_on_another_replica(
         watcher = await stack.enter_async_context(GameClient(targets[2]))
         for engine in GAMES:
             name = engine.spec.name
-            game = await seated_game(players[0], name, engine.spec.max_seats, seed=name.encode())
+            game = await seated_game(players[0], name, engine.spec.min_seats, seed=name.encode())
             watching = asyncio.create_task(_watch(watcher, game.game_id))
             turn, last = 0, 0
             while (version := await _move(players[turn % 2], game)) is not None:
