@@ -1,7 +1,9 @@
 """``python -m service.health_probe [--port N] [--ready]``: the container's health and readiness probe.
 
-Health (the default): exit 0 when the local server reports SERVING over gRPC health checking, 1 otherwise
-(the Dockerfile's HEALTHCHECK). Readiness (``--ready``): also make one small call that reads Redis
+Health (the default): exit 0 when the local server answers gRPC health checking, 1 otherwise (the
+Dockerfile's HEALTHCHECK); a server that answers NOT_SERVING (its Redis is away: it reports so until Redis
+is back) is alive, so it is not restarted for Redis's outage. Readiness (``--ready``): SERVING, and one
+small call that reads Redis
 (``ListGames`` with a page of one), so a replica that is up but cannot reach its Redis is taken out of a
 load balancer's rotation (the compose file in ``deploy/`` uses it). A server started with ``--tls-cert``
 is probed with ``--tls`` (or ``PARLOUR_TLS=1``), ``--ca-file`` and, when its certificate is not for
@@ -63,7 +65,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"unhealthy: {error.code().name}", file=sys.stderr)
             return 1
         if reply.status != health_pb2.HealthCheckResponse.SERVING:
-            print("not serving", file=sys.stderr)
+            if not args.ready:  # alive: it answers, and says it cannot serve now (its Redis is away)
+                print("alive, not serving: its store is not reachable or it is stopping")
+                return 0
+            print(
+                "not ready: the server says NOT_SERVING (its store is not reachable, or it is stopping)",
+                file=sys.stderr,
+            )
             return 1
         problem = _ready(channel, args.timeout) if args.ready else ""
     if problem:

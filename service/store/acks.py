@@ -58,11 +58,11 @@ class ScriptRunner:
             raise StoreUnavailableError(NOT_REPLICATED)
         return reply
 
-    async def _refresh(self) -> None:
-        """Learn the cluster's slots again (after a failover); a failure here changes nothing."""
-        assert isinstance(self._redis, RedisCluster)
+    async def _refresh(self, key: str) -> None:
+        """Let the cluster client learn the slots again (after a failover): one command on ``key`` through
+        it, whose own recovery re-reads the topology (under its own lock); a failure here changes nothing."""
         with contextlib.suppress(Exception):
-            await self._redis.nodes_manager.initialize()
+            await self._redis.exists(key)
 
     async def _batch(self, key: str, commands: list[tuple[Any, ...]]) -> list[Any]:
         """Send ``commands`` together on one connection to the node holding ``key``; replies or errors."""
@@ -71,12 +71,15 @@ class ScriptRunner:
             batch = [PipelineCommand(i, *command) for i, command in enumerate(commands)]
             try:
                 await node.execute_pipeline(batch)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
-                await self._refresh()
+            except (RedisConnectionError, RedisTimeoutError, OSError, AttributeError) as error:
+                # AttributeError: the client's topology refresh closed this connection under us (redis-py
+                # then finds its writer gone). Either way the append may or may not have run: retrying
+                # with the same command id is safe.
+                await self._refresh(key)
                 raise StoreUnavailableError(STORE_AWAY) from error
             results = [command.result for command in batch]
             if any(isinstance(r, (MovedError, AskError, ClusterDownError, TryAgainError)) for r in results):
-                await self._refresh()  # the slot moved (a failover): learn the new master, then retry
+                await self._refresh(key)  # the slot moved (a failover): learn the new master, then retry
                 raise StoreUnavailableError(STORE_AWAY)
             return results
         async with self._redis.pipeline(transaction=False) as pipe:

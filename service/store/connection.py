@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ from service.store.failures import StoreUnavailableError, treat_as_unavailable
 
 __all__ = [
     "REDIS_UNAVAILABLE",
+    "ClusterClient",
     "MeasuredRedis",
     "RedisClient",
     "RedisConnection",
@@ -108,6 +110,29 @@ REDIS_UNAVAILABLE: tuple[type[BaseException], ...] = (
 def unavailable(error: BaseException) -> bool:
     """True when ``error`` from the Redis client means Redis is not reachable now."""
     return isinstance(error, REDIS_UNAVAILABLE)
+
+
+def _raised_in_redis_py(error: BaseException) -> bool:
+    """Whether ``error`` was raised inside the redis-py package itself (not in our code)."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and f"{os.sep}redis{os.sep}" in frame.tb_frame.f_code.co_filename
+
+
+class ClusterClient(RedisCluster):
+    """redis-py's cluster client, but a connection closed under a command by the client's own topology
+    refresh during a failover (redis-py then fails with AttributeError on the closed connection) is
+    reported as the ConnectionError it is, so the call fails as UNAVAILABLE and may be retried."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        """Run one command as the base client does."""
+        try:
+            return await super().execute_command(*args, **kwargs)
+        except AttributeError as error:
+            if not _raised_in_redis_py(error):
+                raise
+            raise RedisConnectionError("a connection closed during a cluster topology change") from error
 
 
 @dataclass
@@ -177,7 +202,7 @@ def open_redis(url: str | None, data_dir: Path, cluster_seeds: str = "") -> Redi
     }
     if cluster_seeds:
         nodes = [ClusterNode(host, port) for host, port in parse_seeds(cluster_seeds)]
-        cluster = RedisCluster(startup_nodes=nodes, max_connections=_MAX_CONNECTIONS, **options)
+        cluster = ClusterClient(startup_nodes=nodes, max_connections=_MAX_CONNECTIONS, **options)
         # The cluster client has the same command methods as a single-node client.
         return RedisConnection(client=cluster, url=f"cluster {cluster_seeds}", cluster=True)  # type: ignore[arg-type]
     if url:
