@@ -187,7 +187,7 @@ class TailHub:
                     await asyncio.sleep(_BLOCK_MS / 1000)
                     continue
                 try:
-                    responses = await asyncio.gather(*(self._read(group) for group in self._groups(readers)))
+                    responses = await asyncio.gather(*(self._xread(group) for group in self._groups(readers)))
                 except Exception as error:
                     if not is_unavailable(error):
                         raise
@@ -218,7 +218,7 @@ class TailHub:
             by_slot[self._redis.keyslot(key)][key] = last
         return list(by_slot.values())
 
-    async def _read(self, streams: dict[str, bytes | str]) -> list[tuple[bytes, Entries]]:
+    async def _xread(self, streams: dict[str, bytes | str]) -> list[tuple[bytes, Entries]]:
         reply = await self._redis.xread(streams, block=_BLOCK_MS, count=_PAGE)  # type: ignore[arg-type]
         return cast(list[tuple[bytes, Entries]], reply)
 

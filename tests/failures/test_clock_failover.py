@@ -26,7 +26,7 @@ async def test_timeouts_go_on_once_each_after_the_replica_is_killed(
             GameClient(second_target) as survivor,
         ):
             control = clock_pb2.TimeControl(move_ms=1000, max_timeouts=50)
-            summary = await creator.create_game("oldmen", 4, seed=b"clock", time_control=control)
+            summary = await creator.create_game("oldmen", 4, seed=b"clock-failover-seed", time_control=control)
             for seat in range(4):
                 await creator.claim_seat(summary.game_id, f"idle-{seat}", seat=seat)
             first.send_signal(signal.SIGKILL)

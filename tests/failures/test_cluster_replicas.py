@@ -55,7 +55,7 @@ async def test_games_of_every_type_over_two_replicas_on_a_cluster(replicas: list
     try:
         for engine in GAMES:
             name = engine.spec.name
-            game = await seated_game(clients[0], name, engine.spec.min_seats, seed=name.encode())
+            game = await seated_game(clients[0], name, engine.spec.min_seats, seed=name.encode().ljust(16, b"-"))
             watcher = asyncio.create_task(_watch(clients[1], game.game_id))
             last = await _play(clients, game)
             assert await asyncio.wait_for(watcher, 60) == list(range(1, last + 1))

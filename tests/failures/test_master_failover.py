@@ -60,7 +60,7 @@ async def test_acknowledged_commands_survive_a_master_failover(
         serve(target, key_prefix, tmp_path / "b") as (_, second),
         GameClient(f"{first},{second}") as client,
     ):
-        games = [await seated_game(client, "oldmen", 4, seed=bytes([i])) for i in range(GAMES)]
+        games = [await seated_game(client, "oldmen", 4, seed=bytes([i]) * 16) for i in range(GAMES)]
         acknowledged: set[str] = set()
         moved = asyncio.Event()
 

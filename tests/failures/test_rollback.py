@@ -38,7 +38,7 @@ async def test_games_go_on_and_verify_after_redis_loses_acknowledged_writes(
     await fresh.start()
     try:
         async with GameClient(f"127.0.0.1:{stale.grpc_port}") as a, GameClient(f"127.0.0.1:{fresh.grpc_port}") as b:
-            games = [await seated_game(a, name, 4, seed=name.encode()) for name in GAMES]
+            games = [await seated_game(a, name, 4, seed=name.encode().ljust(16, b"-")) for name in GAMES]
             for game in games:
                 for _ in range(3):
                     await _move(a, game)
