@@ -8,6 +8,7 @@ quotas of the client (its API key from ``x-parlour-api-key``, else its address).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -129,6 +130,19 @@ def _unary(inner: Any, call: str, limits: Gate) -> Any:
 
 
 def _streaming(inner: Any, call: str, limits: Gate, *, streamed_requests: bool) -> Any:
+    if not inspect.isasyncgenfunction(inner):  # a handler that writes with context.write() (health's Watch)
+
+        async def writer(request: Any, context: Context) -> Any:
+            try:
+                if isinstance(request, _Undecodable):
+                    raise request.refusal()
+                async with limits.enter(call, _client(context)):
+                    return await inner(_decoded(request) if streamed_requests else request, context)
+            except ServiceError as error:
+                await abort_with_error(context, error)
+
+        return writer
+
     async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
         try:
             if isinstance(request, _Undecodable):

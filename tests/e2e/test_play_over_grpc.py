@@ -117,6 +117,19 @@ async def test_health_and_reflection_are_served(target: str) -> None:
     assert "parlour.v1.GameService" in services
 
 
+async def test_health_watch_streams_the_status(target: str) -> None:
+    """Health's Watch (what load balancers and orchestrators follow) streams SERVING through every
+    interceptor of the server, not an error."""
+    channel, _ = stub(target)
+    async with channel:
+        call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
+        try:
+            first = await asyncio.wait_for(call.read(), 10)
+        finally:
+            call.cancel()
+    assert first.status == health_pb2.HealthCheckResponse.SERVING
+
+
 async def test_game_types_are_listed(target: str) -> None:
     """Clients can discover the games, their seat ranges and options."""
     async with GameClient(target) as client:
