@@ -4,6 +4,7 @@ with two bots in this process, over real sockets."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from pathlib import Path
 
@@ -27,7 +28,8 @@ NODE_BOT = ROOT / "clients" / "node" / "bot.js"
 
 async def test_node_bot_and_cli_bot_finish_a_tournament_with_in_process_bots(admin_app: App) -> None:
     """Four bots (Node.js, `parlour bot` subprocess, two in-process) play a 3-seat round robin to the end;
-    the subprocesses exit cleanly after their three games and every bot played three games."""
+    the subprocesses exit cleanly after their three games and every bot played three games. The Node.js
+    bot is given two replica addresses, one of them with no server behind it: it plays through the other."""
     assert (ROOT / "clients" / "node" / "node_modules" / "@grpc" / "grpc-js").is_dir(), "run make install"
     target = f"127.0.0.1:{admin_app.grpc_port}"
     names = ["node-js", "cli-greedy", "local-a", "local-b"]
@@ -36,7 +38,7 @@ async def test_node_bot_and_cli_bot_finish_a_tournament_with_in_process_bots(adm
         "node",
         str(NODE_BOT),
         "--server",
-        target,
+        f"127.0.0.1:{_closed_port()},{target}",
         "--name",
         "node-js",
         "--key",
@@ -90,6 +92,13 @@ async def test_node_bot_and_cli_bot_finish_a_tournament_with_in_process_bots(adm
         assert verdict.verified, verdict.message
     stored = [await admin_app.store.read(t, 1, 100_000) for t in game_ids]
     assert not any(e.timed_out for log in stored for e in log), "every bot answered in time"
+
+
+def _closed_port() -> int:
+    """A local port with nothing listening on it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 async def _game_ids(app: App, tid: str) -> list[str]:
