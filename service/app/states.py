@@ -124,13 +124,18 @@ class StateCache:
     async def catch_up(self, game_id: str, loaded: LoadedGame) -> None:
         """Fold every stored event after ``loaded.version`` into ``loaded``. The log must still hold the
         event ``loaded`` ends with; if it does not (Redis lost acknowledged writes, and maybe others wrote
-        since), ``loaded`` is reloaded from the store in place: a cached state the log no longer holds is
-        never decided on. (A state just loaded from a snapshot has no digest yet: it came from the log a
-        moment ago, and its first append or later events give it one.)"""
-        if loaded.version > 0 and loaded.last_digest:
-            batch = await self._store.read(game_id, loaded.version, _PAGE)
-            if not self._holds(loaded, batch):
-                log.warning("cached state no longer in the log; reloading", game_id=game_id, version=loaded.version)
+        since), ``loaded`` is reloaded from the store: a cached state the log no longer holds is never
+        decided on. (A state just loaded from a snapshot has no digest yet: it came from the log a moment
+        ago, and its first append or later events give it one.)
+
+        Other requests may use ``loaded`` meanwhile (and advance it): the check is made against the event
+        ``loaded`` ended with when this read began, and a reload replaces the state, version and digest at
+        once, so no one ever sees a half-loaded state."""
+        version, digest = loaded.version, loaded.last_digest
+        if version > 0 and digest:
+            batch = await self._store.read(game_id, version, _PAGE)
+            if not self._holds(version, digest, batch):
+                log.warning("cached state no longer in the log; reloading", game_id=game_id, version=version)
                 await self._reload(game_id, loaded)
                 return
             self.apply(loaded, batch)
@@ -143,23 +148,24 @@ class StateCache:
                 return
 
     @staticmethod
-    def _holds(loaded: LoadedGame, batch: list[StoredEvent]) -> bool:
-        """Whether ``batch`` (read from ``loaded.version`` on) starts with the event ``loaded`` ends with."""
-        if not batch or batch[0].version != loaded.version:
+    def _holds(version: int, digest: str, batch: list[StoredEvent]) -> bool:
+        """Whether ``batch`` (read from ``version`` on) starts with the event of that version and digest."""
+        if not batch or batch[0].version != version:
             return False
-        return event_digest(batch[0].data) == loaded.last_digest
+        return event_digest(batch[0].data) == digest
 
     async def _reload(self, game_id: str, loaded: LoadedGame) -> None:
+        """Load the game afresh from the store, then put the result into ``loaded`` in one step."""
         fresh = await self._from_snapshot(game_id, loaded.game, None)
-        loaded.state, loaded.version, loaded.last_digest = fresh.state, fresh.version, ""
         while True:
-            batch = await self._store.read(game_id, loaded.version + 1, _PAGE)
-            self.apply(loaded, batch)
+            batch = await self._store.read(game_id, fresh.version + 1, _PAGE)
+            self.apply(fresh, batch)
             if len(batch) < _PAGE:
                 break
-        if loaded.version > 0 and not loaded.last_digest:
-            top = await self._store.read(game_id, loaded.version, 1)
-            loaded.last_digest = event_digest(top[0].data) if top else ""
+        if fresh.version > 0 and not fresh.last_digest:
+            top = await self._store.read(game_id, fresh.version, 1)
+            fresh.last_digest = event_digest(top[0].data) if top else ""
+        loaded.state, loaded.version, loaded.last_digest = fresh.state, fresh.version, fresh.last_digest
 
     def apply(self, loaded: LoadedGame, stored: list[StoredEvent]) -> None:
         """Fold stored events into ``loaded``, skipping any it already holds (a concurrent request may have

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import pickle
 from collections.abc import AsyncIterator
@@ -154,3 +155,99 @@ async def test_advancing_past_a_multiple_writes_a_snapshot(store: CountingStore)
     snapshot = await store.load_snapshot(game_id)
     assert snapshot is not None and snapshot[0] == 101
     assert version > 101
+
+
+class GatedStore(CountingStore):
+    """The Redis store where, once ``hold(skip)`` is called, the read after the next ``skip`` ones waits
+    (after its reply arrived) until ``release()``: the test runs something else while it is in flight."""
+
+    def hold(self, skip: int = 0) -> None:
+        self._skip = skip
+        self._held: asyncio.Event | None = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    def release(self) -> None:
+        assert self._release is not None
+        self._release.set()
+
+    async def read(self, game_id: str, from_version: int, limit: int) -> list[StoredEvent]:
+        held = getattr(self, "_held", None)
+        if held is not None and self._skip > 0:
+            self._skip, held = self._skip - 1, None
+        elif held is not None:
+            self._held = None
+        batch = await super().read(game_id, from_version, limit)
+        if held is not None:
+            self._release = held
+            self.waiting.set()
+            await held.wait()
+        return batch
+
+
+@pytest.fixture
+async def gated(redis_client: aioredis.Redis, key_prefix: str) -> AsyncIterator[GatedStore]:
+    store = GatedStore(redis_client, Keys(key_prefix), clock_ms=lambda: next(_clock))
+    yield store
+    await store.close()
+
+
+_GATED_SEED = b"gated" * 4
+
+
+async def _partly_cached(store: GatedStore, game_id: str, cached: int, seed: bytes) -> tuple[StateCache, int]:
+    """A game of seed ``seed`` whose first ``cached`` events are in a new cache; the rest are then
+    appended to the log. Returns the cache and the log's length."""
+    game = _oldmen()
+    payloads = [e.SerializeToString() for e in play(game, game.spec.config(3), seed).events]
+    await store.create(game_id, {"game": "oldmen"}, [NewEvent(p) for p in payloads[:cached]])
+    cache = StateCache(store)
+    loaded = await cache.get(game_id, game)
+    assert loaded.version == cached and loaded.last_digest
+    rest = [NewEvent(p) for p in payloads[cached:]]
+    await store.append(game_id, rest, expected_version=cached, command_id="rest", digest="rest", seat=None)
+    return cache, len(payloads)
+
+
+async def test_two_requests_catching_up_one_game_at_once_do_not_reload_it(gated: GatedStore) -> None:
+    """Two requests bring the same cached game up to date at once (a bot's view and a command, say): the
+    slower one finds the state already advanced by the other. That is not a lost log: no reload (which
+    used to leave an empty state in the cache for other requests to read meanwhile), and the state is the
+    fold of the whole log."""
+    game = _oldmen()
+    cache, length = await _partly_cached(gated, "gated", 20, _GATED_SEED)
+    loaded = await cache.get("gated", game)
+    with capture_logs() as logs:
+        gated.hold()
+        slow = asyncio.create_task(cache.catch_up("gated", loaded))
+        await gated.waiting.wait()  # the slow one has read the log from event 20 on
+        await cache.catch_up("gated", loaded)  # the other request folds everything meanwhile
+        assert loaded.version == length
+        gated.release()
+        await slow
+    assert [entry for entry in logs if "no longer in the log" in entry["event"]] == []
+    assert loaded.version == length
+    assert loaded.state == play(game, game.spec.config(3), _GATED_SEED).state
+
+
+async def test_a_reload_never_shows_other_requests_an_empty_state(gated: GatedStore) -> None:
+    """When the log no longer holds what a cached state was folded from (Redis lost writes and others
+    wrote since), the state is reloaded; requests reading the cache meanwhile see the old state whole,
+    never a half-loaded one, and afterwards the fold of the log as it now is."""
+    game = _oldmen()
+    cache, _ = await _partly_cached(gated, "lost", 20, _GATED_SEED)
+    loaded = await cache.get("lost", game)
+    before = loaded.state
+    await gated.delete("lost")  # the log is replaced by another history of the same game
+    other = b"other" * 4
+    payloads = [e.SerializeToString() for e in play(game, game.spec.config(3), other).events]
+    await gated.create("lost", {"game": "oldmen"}, [NewEvent(p) for p in payloads])
+    with capture_logs() as logs:
+        gated.hold(skip=1)  # the check of event 20 reads, then the reload's first read of the new log waits
+        reload = asyncio.create_task(cache.catch_up("lost", loaded))
+        await gated.waiting.wait()
+        assert loaded.state is before and loaded.version == 20  # the old state, whole
+        gated.release()
+        await reload
+    assert [entry["event"] for entry in logs] == ["cached state no longer in the log; reloading"]
+    assert loaded.version == len(payloads)
+    assert loaded.state == play(game, game.spec.config(3), other).state

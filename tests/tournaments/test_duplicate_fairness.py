@@ -94,18 +94,7 @@ class DealWatcher:
         self.checked += 1
 
 
-# A known bug, found at the end of the session that built this: with Old Men of the Forest a bot's session
-# sometimes reads a game's view from an empty state (AttributeError in pending), and the run times out.
-# Recorded in the issue note; the other games pass. strict=False: the test still runs and reports.
-_KNOWN_BUG = pytest.mark.xfail(
-    reason="bot session reads an empty state in a held Old Men table (see the issue note)", strict=False
-)
-
-
-@pytest.mark.parametrize(
-    "game",
-    [pytest.param(g, id=g.spec.name, marks=[_KNOWN_BUG] if g.spec.name == "oldmen" else []) for g in GAMES],
-)
+@pytest.mark.parametrize("game", [pytest.param(g, id=g.spec.name) for g in GAMES])
 async def test_the_tables_of_a_duplicate_deal_tell_its_bots_nothing(admin_app: App, game: AnyGame) -> None:
     size = game.spec.min_seats
     target = f"127.0.0.1:{admin_app.grpc_port}"
