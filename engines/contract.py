@@ -21,11 +21,13 @@ __all__ = [
     "Game",
     "GameConfig",
     "GameSpec",
+    "HiddenVariants",
     "OptionSpec",
     "Result",
     "SeatResult",
     "advance",
     "commit_seed",
+    "copy_messages",
     "fold",
     "pick_default",
     "rank_by",
@@ -37,6 +39,7 @@ C = TypeVar("C", bound=Message)
 E = TypeVar("E", bound=Message)
 V = TypeVar("V", bound=Message)
 K = TypeVar("K")
+M = TypeVar("M", bound=Message)
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,21 @@ class Game(Protocol[S, C, E, V]):
 AnyGame = Game[Any, Any, Any, Any]
 
 
+class HiddenVariants(Protocol):
+    """What a game says about its hidden information, in ``engines/<game>/hidden.py`` as ``variants``.
+
+    ``variants(events, seat)`` returns copies of a game's setup ``events`` in each of which only something
+    ``seat`` (``None``: a spectator) may not see is different: another seat's hand, the order of a face-down
+    deck. Each copy must still be a setup the game could have dealt, and differ from ``events``. The
+    contract tests check that ``seat``'s view and its redacted events are the same in every copy, so a game
+    that leaks hidden information through its view or ``redact`` fails there. Pure, like the engine.
+    """
+
+    def __call__(self, events: list[Any], seat: int | None) -> list[list[Any]]:
+        """The variants of ``events`` that ``seat`` cannot tell apart from them."""
+        ...
+
+
 def step(game: Game[S, C, E, V], state: S, seat: int, command: C) -> list[E]:
     """Decide ``command`` for ``seat`` after the checks common to every game, in this order.
 
@@ -251,6 +269,16 @@ def fold(game: Game[S, C, E, V], events: Iterable[E], state: S | None = None) ->
     for event in events:
         state = game.evolve(state, event)
     return state
+
+
+def copy_messages(messages: Iterable[M]) -> list[M]:
+    """Deep copies of Protobuf ``messages`` (to change a copy of a log without touching the original)."""
+    copies = []
+    for message in messages:
+        copy = type(message)()
+        copy.CopyFrom(message)
+        copies.append(copy)
+    return copies
 
 
 def commit_seed(seed: bytes, rules_version: str, salt: bytes = b"") -> bytes:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from engines.contract import AnyGame
+import importlib
+from types import ModuleType
+
+from engines.contract import AnyGame, HiddenVariants
 from engines.libertalia import LIBERTALIA
 from engines.oldmen import OLDMEN
 from engines.verraeter import VERRAETER
 
-__all__ = ["GAMES", "game_names", "get_game"]
+__all__ = ["GAMES", "game_names", "game_part", "get_game", "hidden_variants"]
 
 GAMES: tuple[AnyGame, ...] = (OLDMEN, VERRAETER, LIBERTALIA)
 
@@ -22,3 +25,24 @@ def get_game(name: str) -> AnyGame | None:
 def game_names() -> tuple[str, ...]:
     """Names of all registered games, in registry order."""
     return tuple(_BY_NAME)
+
+
+def game_part(game: AnyGame, part: str) -> ModuleType:
+    """The module ``part`` of ``game``'s own package (``engines/<game>/<part>.py``), where a game keeps
+    what it says about itself beyond the :class:`~engines.contract.Game` object (its hidden information).
+    Raises ``LookupError`` naming the file a registered game lacks."""
+    package = type(game).__module__.rpartition(".")[0]
+    try:
+        return importlib.import_module(f"{package}.{part}")
+    except ModuleNotFoundError as missing:
+        if missing.name != f"{package}.{part}":
+            raise
+        path = package.replace(".", "/")
+        raise LookupError(f"{game.spec.name} has no {path}/{part}.py; see engines/README.md") from None
+
+
+def hidden_variants(game: AnyGame) -> HiddenVariants:
+    """``variants`` of ``engines/<game>/hidden.py``: copies of the setup events that only differ in what a
+    seat may not see (see :class:`~engines.contract.HiddenVariants`)."""
+    variants: HiddenVariants = game_part(game, "hidden").variants
+    return variants
