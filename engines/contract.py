@@ -8,7 +8,7 @@ Servers, bots, replays and tests use only this interface.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -22,6 +22,7 @@ __all__ = [
     "GameConfig",
     "GameSpec",
     "HiddenVariants",
+    "MalformedProbes",
     "OptionSpec",
     "Result",
     "SeatResult",
@@ -269,6 +270,20 @@ def fold(game: Game[S, C, E, V], events: Iterable[E], state: S | None = None) ->
     for event in events:
         state = game.evolve(state, event)
     return state
+
+
+@dataclass(frozen=True)
+class MalformedProbes:
+    """What a game says about malformed commands, in ``engines/<game>/malformed.py``: ``commands(state)``
+    (commands ``check_command`` refuses whatever the phase: the empty command and, for each command kind
+    with a field, values it cannot understand), ``UNDERSTOOD_KINDS`` (kinds with fields whose every value
+    is understood, so they have no malformed example) and ``ACTING_PHASES`` (names of the phases a seat
+    can be asked to act in, and the end, which seeded random play reaches). The contract suite tries
+    every command at every state of random games and checks it is refused as malformed."""
+
+    commands: Callable[[Any], list[Any]]
+    understood_kinds: frozenset[str]
+    acting_phases: frozenset[str]
 
 
 def copy_messages(messages: Iterable[M]) -> list[M]:

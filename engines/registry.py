@@ -5,12 +5,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from engines.contract import AnyGame, HiddenVariants
+from engines.contract import AnyGame, HiddenVariants, MalformedProbes
 from engines.libertalia import LIBERTALIA
 from engines.oldmen import OLDMEN
 from engines.verraeter import VERRAETER
 
-__all__ = ["GAMES", "game_names", "game_part", "get_game", "hidden_variants"]
+__all__ = ["GAMES", "game_names", "game_part", "get_game", "hidden_variants", "malformed_probes"]
 
 GAMES: tuple[AnyGame, ...] = (OLDMEN, VERRAETER, LIBERTALIA)
 
@@ -46,3 +46,14 @@ def hidden_variants(game: AnyGame) -> HiddenVariants:
     seat may not see (see :class:`~engines.contract.HiddenVariants`)."""
     variants: HiddenVariants = game_part(game, "hidden").variants
     return variants
+
+
+def malformed_probes(game: AnyGame) -> MalformedProbes:
+    """What ``engines/<game>/malformed.py`` says about commands the game cannot understand (see
+    :class:`~engines.contract.MalformedProbes`)."""
+    module = game_part(game, "malformed")
+    return MalformedProbes(
+        commands=module.commands,
+        understood_kinds=frozenset(module.UNDERSTOOD_KINDS),
+        acting_phases=frozenset(module.ACTING_PHASES),
+    )
