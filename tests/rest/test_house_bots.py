@@ -11,10 +11,17 @@ from typing import Any
 import aiohttp
 import pytest
 
+from engines.registry import game_names, get_game
+from parlour.bots import STRATEGIES
 from service.app.games import Games
 from tests.rest.harness import HttpError, JsonClient, RunningServer, sse_messages
 
-GAMES = ["oldmen", "verraeter", "libertalia"]
+GAMES = game_names()
+
+
+def _strategies(game: str) -> list[str]:
+    """The reference bots' strategies that play ``game``, sorted (the random bot plays every game)."""
+    return sorted(name for name, by_game in STRATEGIES.items() if game in by_game or "*" in by_game)
 
 
 async def _events_to_end(server: RunningServer, game_id: str) -> list[dict[str, Any]]:
@@ -33,17 +40,23 @@ async def _events_to_end(server: RunningServer, game_id: str) -> list[dict[str, 
 
 @pytest.mark.parametrize("game", GAMES)
 async def test_a_table_of_house_bots_plays_itself_to_the_end(api: JsonClient, server: RunningServer, game: str) -> None:
-    bots = [{"seat": 0, "strategy": "greedy"}, {"seat": 1, "strategy": "random"}, {"seat": 2, "strategy": "greedy"}]
-    created = (await api.call("POST", "/v1/games", {"game": game, "seats": 3, "houseBots": bots}))["game"]
+    """Three seats where the game allows (each of the game's strategies in turn: greedy, random, greedy)
+    play a game to its end."""
+    engine = get_game(game)
+    assert engine is not None
+    spec = engine.spec
+    strategies = _strategies(game)
+    seats = [strategies[seat % len(strategies)] for seat in range(min(max(3, spec.min_seats), spec.max_seats))]
+    bots = [{"seat": seat, "strategy": strategy} for seat, strategy in enumerate(seats)]
+    body = {"game": game, "seats": len(seats), "houseBots": bots}
+    created = (await api.call("POST", "/v1/games", body))["game"]
     assert [(s["claimed"], s["playerName"], s["houseBot"]) for s in created["seats"]] == [
-        (True, "greedy bot", "greedy"),
-        (True, "random bot", "random"),
-        (True, "greedy bot", "greedy"),
+        (True, f"{strategy} bot", strategy) for strategy in seats
     ]
     events = await _events_to_end(server, created["gameId"])
     summary = (await api.call("GET", f"/v1/games/{created['gameId']}"))["game"]
     assert summary["status"] == "GAME_STATUS_FINISHED"
-    assert sorted(r["seat"] for r in summary["results"]) == [0, 1, 2]
+    assert sorted(r["seat"] for r in summary["results"]) == list(range(len(seats)))
     assert {e["commandId"].split(":")[0] for e in events if e["commandId"]} == {"house"}
 
 
@@ -96,7 +109,8 @@ async def test_a_bad_house_bot_is_refused_with_a_sentence(api: JsonClient, bots:
 
 async def test_the_game_types_name_the_house_bot_strategies(api: JsonClient) -> None:
     types = (await api.call("GET", "/v1/gameTypes"))["gameTypes"]
-    assert {t["name"]: t["botStrategies"] for t in types} == {g: ["greedy", "random"] for g in GAMES}
+    assert {t["name"]: t["botStrategies"] for t in types} == {g: _strategies(g) for g in GAMES}
+    assert all("random" in t["botStrategies"] for t in types)
 
 
 async def test_house_seats_left_waiting_by_a_stopped_server_move_when_a_server_starts(app: Any) -> None:

@@ -20,8 +20,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.rest.harness import JsonClient, RunningServer, server_in_thread
+from tests.web.games import GAMES, house_strategy
 
-GAMES = ["oldmen", "verraeter", "libertalia"]
 #: True once the page shows a clickable legal command, or the end of the game.
 _READY = """() => document.querySelector('#turn')?.dataset.finished === 'true'
   || [...document.querySelectorAll('[data-legal-command], .legal[aria-expanded]')].some((e) => e.checkVisibility())"""
@@ -127,7 +127,8 @@ def _game_of(link: str) -> str:
 async def test_a_person_plays_a_whole_game_against_the_servers_bots_by_clicking(
     page: Page, api: JsonClient, artifacts: Path, game: str
 ) -> None:
-    [link] = await _new_table(page, game, ["person", "house:greedy", "house:random"], ["Anna", "", ""])
+    strongest = house_strategy(game)
+    [link] = await _new_table(page, game, ["person", f"house:{strongest}", "house:random"], ["Anna", "", ""])
     game_id = _game_of(link)
     await page.goto(link)
     await expect(page.locator("h1")).to_contain_text("playing as Anna (seat 0)")
@@ -135,7 +136,7 @@ async def test_a_person_plays_a_whole_game_against_the_servers_bots_by_clicking(
     moves = await _click_until_over(page, random.Random(game), shot=artifacts / f"play-{game}.png")
     assert moves > 0
     results = await _standings(api, game_id)
-    assert sorted(r["playerName"] for r in results) == sorted(["Anna", "greedy bot", "random bot"])
+    assert sorted(r["playerName"] for r in results) == sorted(["Anna", f"{strongest} bot", "random bot"])
     await _expect_standings_shown(page, results)
     log = page.locator("#event-log")
     await expect(log).to_contain_text("The game is over")

@@ -1,5 +1,6 @@
 """Every event of every game reads as a sentence on the page, and every command has words: the game modules
-of the page name each kind the protos define (a kind added to a proto without words fails here)."""
+of the page name each kind the protos define (a kind added to a proto without words fails here). Games are
+the registered ones with a module on the page (``clients/web/games/<game>.js``)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,11 @@ import pytest
 from google.protobuf.descriptor import Descriptor
 from playwright.async_api import Page
 
-from parlour.v1 import libertalia_pb2, oldmen_pb2, verraeter_pb2
+from engines.registry import GAMES
+from tests.web.games import has_board
 
-MESSAGES = {
-    "oldmen": (oldmen_pb2.OldmenEvent, oldmen_pb2.OldmenCommand),
-    "verraeter": (verraeter_pb2.VerraeterEvent, verraeter_pb2.VerraeterCommand),
-    "libertalia": (libertalia_pb2.LibertaliaEvent, libertalia_pb2.LibertaliaCommand),
-}
+#: Each registered game with a module of its own on the page: its event and command messages.
+MESSAGES = {g.spec.name: (g.event_type, g.command_type) for g in GAMES if has_board(g.spec.name)}
 
 
 def _kinds(descriptor: Descriptor) -> list[str]:

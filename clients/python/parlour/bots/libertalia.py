@@ -13,7 +13,7 @@ from parlour.bots.base import Bot
 from parlour.v1 import game_pb2
 from parlour.v1 import libertalia_pb2 as pb
 
-__all__ = ["LibertaliaGreedyBot"]
+__all__ = ["BOTS", "LibertaliaGreedyBot"]
 
 # Rough worth of playing each character, before the adjustments in _pick_value (doubloons).
 _BASE = {
@@ -140,3 +140,7 @@ _SCORERS: dict[str, Callable[[pb.LibertaliaView, int, pb.LibertaliaCommand], flo
     "choose_ability": _ability,
     "choose_reward": _reward,
 }
+
+
+#: This game's strategies for :func:`parlour.bots.make_bot` (strategy name -> bot class).
+BOTS: dict[str, type[Bot]] = {"greedy": LibertaliaGreedyBot}

@@ -12,7 +12,7 @@ from parlour.bots.base import Bot
 from parlour.v1 import game_pb2
 from parlour.v1 import oldmen_pb2 as pb
 
-__all__ = ["OldmenGreedyBot"]
+__all__ = ["BOTS", "OldmenGreedyBot"]
 
 
 class OldmenGreedyBot(Bot):
@@ -44,3 +44,7 @@ def _score(
     if kind == "save_orangutan":
         return 100.0 + vp.get(command.save_orangutan.orangutan_id, 0)
     return 0.0
+
+
+#: This game's strategies for :func:`parlour.bots.make_bot` (strategy name -> bot class).
+BOTS: dict[str, type[Bot]] = {"greedy": OldmenGreedyBot}

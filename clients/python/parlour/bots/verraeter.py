@@ -13,7 +13,7 @@ from parlour.bots.base import Bot
 from parlour.v1 import game_pb2
 from parlour.v1 import verraeter_pb2 as pb
 
-__all__ = ["VerraeterGreedyBot"]
+__all__ = ["BOTS", "VerraeterGreedyBot"]
 
 _EAGLE, _ROSE = pb.VERRAETER_HOUSE_EAGLE, pb.VERRAETER_HOUSE_ROSE
 _TRAITOR = pb.VERRAETER_ACTION_TRAITOR
@@ -172,3 +172,7 @@ _SCORERS: dict[str, Callable[[_Board, object], float]] = {
     "declare_mercenary": _declare,  # type: ignore[dict-item]
     "discard_cards": _discard,  # type: ignore[dict-item]
 }
+
+
+#: This game's strategies for :func:`parlour.bots.make_bot` (strategy name -> bot class).
+BOTS: dict[str, type[Bot]] = {"greedy": VerraeterGreedyBot}
