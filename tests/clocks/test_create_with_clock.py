@@ -36,7 +36,11 @@ async def test_the_clock_starts_when_the_last_seat_is_claimed(fast_clocks: App) 
         assert (await client.game(created.game_id)).time_control == control
         for seat in (0, 1):
             await client.claim_seat(created.game_id, f"slow-{seat}", seat=seat)
-        await asyncio.sleep(0.5)  # five move times: nobody is timed out while a seat is free
+        # Nobody is timed out while a seat is free: once the server has looked at the game again (what each
+        # claim makes it do), the game has no clock, so no seat has a deadline and no timeout can come.
+        assert fast_clocks.clocks is not None
+        await fast_clocks.clocks.start_when_ready(created.game_id)
+        assert not await fast_clocks.clocks.has_clock(created.game_id)
         assert (await client.game(created.game_id)).version == created.version
         await client.claim_seat(created.game_id, "slow-2", seat=2)
         for _ in range(600):

@@ -94,7 +94,7 @@ async def test_a_killed_watcher_resumes_with_no_gap_and_no_duplicate(target: str
         game = await seated_game(client, seed=b"resume")
         playing = asyncio.create_task(_play_all(client, game.game_id, game.tokens))
         first = await _collect(client.watch(game.game_id, 1), stop_at=40)
-        await asyncio.sleep(0.05)  # the game goes on while nobody watches
+        await _moved_past(client, game.game_id, first[-1].version + 10)  # the game goes on while nobody watches
         rest = await asyncio.wait_for(_collect(client.watch(game.game_id, first[-1].version + 1)), 60)
         await asyncio.wait_for(playing, 60)
         summary = await client.game(game.game_id)
@@ -150,6 +150,16 @@ async def test_games_are_listed_by_status(target: str) -> None:
     assert [g.game_id for g in everything.games][:2] == [running.game_id, done.game_id]
     assert [g.game_id for g in finished.games] == [done.game_id]
     assert len(finished.games[0].results) == 4
+
+
+async def _moved_past(client: GameClient, game_id: str, version: int) -> None:
+    """Return once the game's log is at ``version`` or further, or the game is over."""
+    for _ in range(1200):
+        summary = await client.game(game_id)
+        if summary.version >= version or summary.status == game_pb2.GAME_STATUS_FINISHED:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the game did not reach version {version}")
 
 
 async def _collect(stream, stop_at: int | None = None) -> list[game_pb2.Event]:  # type: ignore[no-untyped-def]

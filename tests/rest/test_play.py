@@ -50,6 +50,16 @@ async def _watch(
     return versions, False
 
 
+async def _moved_past(api: JsonClient, game_id: str, version: int) -> None:
+    """Return once the game's log is at ``version`` or further, or the game is over."""
+    for _ in range(1200):
+        game = (await api.call("GET", f"/v1/games/{game_id}"))["game"]
+        if int(game["version"]) >= version or game["status"] == "GAME_STATUS_FINISHED":
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the game did not reach version {version}")
+
+
 async def test_a_watcher_resumes_after_a_dropped_connection_with_no_gap_and_no_duplicate(
     api: JsonClient, server: RunningServer
 ) -> None:
@@ -59,7 +69,7 @@ async def test_a_watcher_resumes_after_a_dropped_connection_with_no_gap_and_no_d
         first, ended = await _watch(session, url + "?fromVersion=1", None, stop_after=3)
         assert (first, ended) == ([1, 2, 3], False)
         player = asyncio.create_task(play_to_end(api, game_id, tokens, random.Random(3)))
-        await asyncio.sleep(0.2)
+        await _moved_past(api, game_id, first[-1] + 5)  # the game goes on while nobody watches
         second, _ = await _watch(session, url, str(first[-1]), stop_after=20)
         rest, ended = await _watch(session, url, str(second[-1]), stop_after=None)
         await player

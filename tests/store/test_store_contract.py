@@ -168,12 +168,12 @@ async def test_read_from_a_version_pages_in_order(store: EventStore) -> None:
 async def test_tail_gives_history_then_live_events(store: EventStore) -> None:
     """A tail from version 2 sees the stored events from 2 on, then each new one as it is appended."""
     await store.create("g1", {}, events(b"a", b"b", b"c"))
-    watcher = asyncio.create_task(collect(store.tail("g1", 2), 5))
-    await asyncio.sleep(0.05)
+    tail = store.tail("g1", 2)
+    history = await asyncio.wait_for(collect(tail, 2), 5)  # the stored events have come: the tail is live
     await append(store, "g1", 3, b"d")
     await append(store, "g1", 4, b"e")
     await append(store, "g1", 5, b"f")
-    seen = await asyncio.wait_for(watcher, 5)
+    seen = history + await asyncio.wait_for(collect(tail, 3), 5)
     assert [(e.version, e.data) for e in seen] == [(2, b"b"), (3, b"c"), (4, b"d"), (5, b"e"), (6, b"f")]
 
 
@@ -181,10 +181,13 @@ async def test_many_watchers_share_one_reader_and_see_every_event_once(store: Ev
     """Watchers joining at different times all see versions 1..n exactly once, in order."""
     await store.create("g1", {}, events(b"0"))
     total = 120
+    midway = asyncio.Event()
 
     async def writer() -> None:
         version = 1
         for i in range(total - 1):
+            if i == total // 3:
+                midway.set()
             final = i == total - 2
             await store.append(
                 "g1", events(b"x"), expected_version=version, command_id=f"w{i}", digest="d", seat=0, final=final
@@ -198,7 +201,7 @@ async def test_many_watchers_share_one_reader_and_see_every_event_once(store: Ev
 
     early = [asyncio.create_task(watch()) for _ in range(3)]
     writing = asyncio.create_task(writer())
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(midway.wait(), 20)  # a third of the game is written: the others join now
     late = [asyncio.create_task(watch()) for _ in range(3)]
     results = await asyncio.wait_for(asyncio.gather(writing, *early, *late), 20)
     for versions in results[1:]:
