@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from engines.registry import GAMES
 from parlour.client import GameClient
 from service.bootstrap import build_app
 from service.store.embedded import RedisProcess
@@ -14,7 +15,8 @@ from tests.conftest import RedisTarget, server_settings
 from tests.e2e.helpers import SeatedGame, seated_game
 from tests.tournaments.helpers import verify_game
 
-GAMES = ("oldmen", "verraeter", "libertalia")
+#: Every registered game, at four seats where it can be played by four.
+_TABLES = [(g.spec.name, min(max(4, g.spec.min_seats), g.spec.max_seats)) for g in GAMES]
 
 
 async def _move(client: GameClient, game: SeatedGame) -> bool:
@@ -38,7 +40,7 @@ async def test_games_go_on_and_verify_after_redis_loses_acknowledged_writes(
     await fresh.start()
     try:
         async with GameClient(f"127.0.0.1:{stale.grpc_port}") as a, GameClient(f"127.0.0.1:{fresh.grpc_port}") as b:
-            games = [await seated_game(a, name, 4, seed=name.encode().ljust(16, b"-")) for name in GAMES]
+            games = [await seated_game(a, name, seats, seed=name.encode().ljust(16, b"-")) for name, seats in _TABLES]
             for game in games:
                 for _ in range(3):
                     await _move(a, game)
