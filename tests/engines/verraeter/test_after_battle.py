@@ -10,9 +10,9 @@ from engines.contract import fold, step
 from engines.errors import GameError, IllegalCommandError, MalformedCommandError
 from engines.verraeter import VERRAETER
 from engines.verraeter.data import EAGLE, ESTATE, ROSE, TRADING_POST
+from engines.verraeter.malformed import commands as malformed_commands
 from engines.verraeter.state import Phase, replace
 from parlour.v1 import verraeter_pb2 as pb
-from tests.contract.test_malformed import MAKERS
 from tests.engines.verraeter.helpers import (
     BUILDER,
     DIPLOMAT2,
@@ -218,7 +218,7 @@ def test_above_the_hand_limit_seats_discard_down_at_the_same_time() -> None:
     assert legal[0] == (2, 2) and len(legal) == len(set(legal))
     with pytest.raises(IllegalCommandError, match="exactly 2 cards"):
         act(state, 1, discard(8))
-    for command in MAKERS["verraeter"](state):  # malformed before illegal, in this phase too
+    for command in malformed_commands(state):  # malformed before illegal, in this phase too
         for seat in range(4):
             with pytest.raises(GameError) as caught:
                 step(VERRAETER, state, seat, command)
