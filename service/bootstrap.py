@@ -138,6 +138,8 @@ class App:
         if self.metrics_http is not None:
             await self.metrics_http.stop(grace)
         await self.grpc.stop(grace)
+        if self.tournaments is not None:
+            await self.tournaments.aclose()
         await self.store.close()
         await self.redis.close()
         log.info("server stopped")

@@ -1,4 +1,5 @@
-"""Redis key names. A game's keys share the hash tag ``{g:<id>}`` so they live in one Cluster slot."""
+"""Redis key names. A game's keys share the hash tag ``{g:<id>}`` so they live in one Cluster slot; so do a
+tournament's (under their own prefix, see :meth:`Keys.tournament_logs`)."""
 
 from __future__ import annotations
 
@@ -57,13 +58,22 @@ class Keys:
         """The ``<game>:<seat>`` members of a bot's assignments, so a seat is given to a bot at most once."""
         return f"{self.prefix}:{{b:{name}}}:seats"
 
-    def tournament_log(self, tournament_id: str) -> str:
-        """A tournament's event stream; entry ids are ``<version>-0``."""
-        return f"{self.prefix}:{{t:{tournament_id}}}:log"
+    def tournament_logs(self) -> Keys:
+        """The key names of tournament logs: a game log's names (the stream ``log``, the hash ``meta`` with
+        the version and the tournament's secret, the hash ``cmds`` of event ids) under the prefix
+        ``<prefix>:tournament``, so the game store's code keeps them as it keeps games. A tournament's keys
+        are ``<prefix>:tournament:{g:<id>}:...`` with the tournament's id: they share that hash tag."""
+        return Keys(f"{self.prefix}:tournament")
 
     def tournament_lease(self, tournament_id: str) -> str:
-        """Which server process runs a tournament's scheduler now (a key with an expiry)."""
-        return f"{self.prefix}:{{t:{tournament_id}}}:lease"
+        """Which server process runs a tournament's scheduler now (a key with an expiry), under the hash tag
+        of the tournament's log keys (see :meth:`tournament_logs`)."""
+        return f"{self.prefix}:tournament:{{g:{tournament_id}}}:lease"
+
+    def tournaments(self) -> str:
+        """A sorted set of every tournament id by creation time (ms). Not per tournament: one key (one
+        Cluster slot) on purpose, written once per tournament and read in one order."""
+        return f"{self.prefix}:tournaments"
 
     def index(self, name: str) -> str:
         """A sorted set of game ids by creation time: ``all``, ``status:<s>``, ``game:<name>``,

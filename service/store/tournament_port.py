@@ -1,11 +1,15 @@
-"""The tournament store port: each tournament's event log (optimistic appends, read, live tail), its secret
-(the source of its deals' seeds), an index of tournaments, and the lease that says which server process
-runs its scheduler. Every adapter passes ``tests/store/test_tournament_store_contract.py``."""
+"""The tournament store port: each tournament's event log, kept and tailed exactly like a game's (appends
+with an expected version and an optional idempotent event id, reads by version range, live tails through
+the process's shared reader), plus what only tournaments have: the secret (the source of its deals' seeds
+and seat tokens), an index of tournaments, and the lease that says which server process runs its scheduler.
+Every adapter passes ``tests/store/test_tournament_store_contract.py``."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
+
+from service.store.port import AppendResult, StoredEvent
 
 __all__ = ["TournamentStore"]
 
@@ -14,24 +18,42 @@ class TournamentStore(Protocol):
     """Tournament logs, secrets, index and scheduler leases."""
 
     async def create(self, tournament_id: str, secret: bytes, first: bytes, now_ms: int) -> None:
-        """Start a tournament's log with its first event, keep its secret, and index it."""
+        """Start a tournament's log with its first event (version 1, stamped ``now_ms``) and its secret in
+        one step, then index it. Raises :class:`~service.store.port.VersionConflictError` if the id has a
+        log already."""
         ...
 
     async def secret(self, tournament_id: str) -> bytes:
         """The tournament's secret (empty if there is no such tournament)."""
         ...
 
-    async def append(self, tournament_id: str, events: Sequence[bytes], *, expected_version: int, now_ms: int) -> int:
-        """Append if the log is at ``expected_version``; returns the new version. Raises
-        :class:`~service.store.port.VersionConflictError` otherwise."""
+    async def append(
+        self,
+        tournament_id: str,
+        events: Sequence[bytes],
+        *,
+        expected_version: int,
+        now_ms: int,
+        event_id: str = "",
+        final: bool = False,
+    ) -> AppendResult:
+        """Append ``events`` (stamped ``now_ms``) atomically if the log is at ``expected_version``, else
+        raise :class:`~service.store.port.VersionConflictError` and append nothing.
+
+        ``event_id`` (optional) makes the append idempotent: an id seen before with the same events
+        returns the first append's versions with ``duplicate=True`` and appends nothing, whatever the log's
+        version now; with other events it raises :class:`~service.store.port.CommandIdReusedError`.
+        ``final`` marks the last event as the log's last: tails end after it."""
         ...
 
-    async def read(self, tournament_id: str, from_version: int = 1) -> list[tuple[int, int, bytes]]:
-        """Every event from ``from_version`` on as (version, time ms, data)."""
+    async def read(self, tournament_id: str, from_version: int = 1) -> list[StoredEvent]:
+        """Every event with version >= ``from_version``, in order (empty for an unknown tournament)."""
         ...
 
-    def tail(self, tournament_id: str, from_version: int) -> AsyncIterator[tuple[int, int, bytes]]:
-        """Events from ``from_version`` on, then each new one as it is appended (runs until closed)."""
+    def tail(self, tournament_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        """Every event with version >= ``from_version``, then each new one as soon as it is appended (by
+        any process sharing the store), with no gap and no duplicate and without polling; ends after an
+        event appended as ``final``."""
         ...
 
     async def ids(self) -> list[str]:
@@ -44,4 +66,8 @@ class TournamentStore(Protocol):
 
     async def release(self, tournament_id: str, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
+        ...
+
+    async def close(self) -> None:
+        """Stop the live tails' shared reader (the connection belongs to whoever opened it)."""
         ...

@@ -8,9 +8,10 @@ from parlour.v1 import game_pb2
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.tournaments.plan import plan_round
 from service.app.tournaments.state import fold_tournament
+from service.store.port import StoredEvent
 
 
-def _log(settings: pb.TournamentSettings, bots: list[str], *events: pb.TournamentEvent) -> list[tuple[int, int, bytes]]:
+def _log(settings: pb.TournamentSettings, bots: list[str], *events: pb.TournamentEvent) -> list[StoredEvent]:
     all_events = [
         pb.TournamentEvent(created=pb.TournamentCreated(settings=settings)),
         *(pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=b)) for b in bots),
@@ -18,7 +19,10 @@ def _log(settings: pb.TournamentSettings, bots: list[str], *events: pb.Tournamen
         pb.TournamentEvent(round_started=pb.RoundStarted(round=1)),
         *events,
     ]
-    return [(i, 1000 + i, e.SerializeToString()) for i, e in enumerate(all_events, start=1)]
+    return [
+        StoredEvent(version=i, data=e.SerializeToString(), command_id="", seat=None, recorded_at_ms=1000 + i)
+        for i, e in enumerate(all_events, start=1)
+    ]
 
 
 def _settings(fmt: int, size: int, duplicate: bool = False) -> pb.TournamentSettings:

@@ -1,10 +1,10 @@
 """The tournament use cases (create, register, start, standings, list, watch) and the loop that runs
 the schedulers of this server process.
 
-A tournament is its event log (see ``service.store.tournaments``); every read folds it. Appends are
-optimistic, so two server processes never record conflicting steps; the scheduler of a running
-tournament runs in whichever process holds its lease (renewed while it runs; taken over when a process
-stops), so after a restart the tournament goes on where it stopped.
+A tournament is its event log, kept and tailed like a game's (see ``service.store.tournament_port``);
+every read folds it. Appends are optimistic, so two server processes never record conflicting steps; the
+scheduler of a running tournament runs in whichever process holds its lease (renewed while it runs; taken
+over when a process stops), so after a restart the tournament goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from service.app.errors import ServiceError, from_game_error, loggable, quoted
 from service.app.games import Games
 from service.app.time_control import TimeControl
 from service.app.tournaments.limits import FieldLimits
+from service.app.tournaments.log import is_final, tournament_event
 from service.app.tournaments.runner import Runner
 from service.app.tournaments.state import TournamentState, fold_tournament
 from service.store.port import VersionConflictError
@@ -107,16 +108,14 @@ class Tournaments:
         if loaded.status == pb.TOURNAMENT_STATUS_FINISHED and start > loaded.version:
             return
         state: TournamentState | None = None  # folded here from the first event (the cached one is shared)
-        async for version, recorded_ms, data in self._store.tail(tournament_id, 1):
-            event = pb.TournamentEvent.FromString(data)
-            event.version = version
-            event.recorded_at.FromMilliseconds(recorded_ms)
+        async for stored in self._store.tail(tournament_id, 1):
+            event = tournament_event(stored)
             if state is None:
-                state = TournamentState(tournament_id, event.created.settings, recorded_ms)
+                state = TournamentState(tournament_id, event.created.settings, stored.recorded_at_ms)
             state.apply(event)
-            if version >= start:
+            if stored.version >= start:
                 yield pb.WatchTournamentResponse(event=event, tournament=state.summary(), standings=state.standings())
-            if event.WhichOneof("kind") == "finished":
+            if is_final(event):
                 return
 
     # --- changing ---------------------------------------------------------------------------------
@@ -186,12 +185,22 @@ class Tournaments:
     async def _append_many(self, tournament_id: str, events: list[pb.TournamentEvent], expected: int) -> bool:
         data = [e.SerializeToString() for e in events]
         try:
-            await self._store.append(tournament_id, data, expected_version=expected, now_ms=self._now_ms())
+            await self._store.append(
+                tournament_id,
+                data,
+                expected_version=expected,
+                now_ms=self._now_ms(),
+                final=is_final(events[-1]),
+            )
         except VersionConflictError:
             return False
         for event in events:
             metrics.tournament_event(str(event.WhichOneof("kind")))
         return True
+
+    async def aclose(self) -> None:
+        """Release the store's live reader (once the streams are over)."""
+        await self._store.close()
 
     # --- running the schedulers -------------------------------------------------------------------
 

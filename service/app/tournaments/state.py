@@ -3,11 +3,14 @@ standings and ratings (OpenSkill's Plackett-Luce model, updated after each game 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from openskill.models import PlackettLuce
 
 from parlour.v1 import tournament_service_pb2 as pb
+from service.app.tournaments.log import tournament_event
+from service.store.port import StoredEvent
 
 __all__ = ["BotRecord", "Table", "TournamentState", "fold_tournament"]
 
@@ -148,15 +151,14 @@ class TournamentState:
 
 
 def fold_tournament(
-    tournament_id: str, events: list[tuple[int, int, bytes]], start: TournamentState | None = None
+    tournament_id: str, events: Sequence[StoredEvent], start: TournamentState | None = None
 ) -> TournamentState | None:
-    """The state after ``events`` (as the store reads them: version, time ms, data), applied to a copy of
-    ``start`` when given (``events`` then follow its version); None if there are none."""
+    """The state after ``events`` (as the store reads them), applied to a copy of ``start`` when given
+    (``events`` then follow its version); None if there are none."""
     state = start.copy() if start is not None else None
-    for version, recorded_ms, data in events:
-        event = pb.TournamentEvent.FromString(data)
-        event.version = version
+    for stored in events:
+        event = tournament_event(stored)
         if state is None:
-            state = TournamentState(tournament_id, event.created.settings, recorded_ms)
+            state = TournamentState(tournament_id, event.created.settings, stored.recorded_at_ms)
         state.apply(event)
     return state
