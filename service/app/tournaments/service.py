@@ -2,9 +2,10 @@
 the schedulers of this server process.
 
 A tournament is its event log, kept and tailed like a game's (see ``service.store.tournament_port``);
-every read folds it. Appends are optimistic, so two server processes never record conflicting steps; the
-scheduler of a running tournament runs in whichever process holds its lease (renewed while it runs; taken
-over when a process stops), so after a restart the tournament goes on where it stopped.
+every read folds it. Appends are optimistic, so two server processes never record conflicting steps, and
+each step of a scheduler has an id, so a step sent again is recorded once. The scheduler of a running
+tournament runs in whichever process holds its lease (renewed while it runs; taken over when a process
+stops), so after a restart the tournament goes on where it stopped.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from service.app.errors import ServiceError, from_game_error, loggable, quoted
 from service.app.games import Games
 from service.app.time_control import TimeControl
 from service.app.tournaments.limits import FieldLimits
-from service.app.tournaments.log import is_final, tournament_event
+from service.app.tournaments.log import event_id, is_final, tournament_event
 from service.app.tournaments.runner import Runner
 from service.app.tournaments.state import TournamentState, fold_tournament
-from service.store.port import VersionConflictError
+from service.store.port import CommandIdReusedError, VersionConflictError
 from service.store.tournament_port import TournamentStore
 
 __all__ = ["Tournaments"]
@@ -179,23 +180,29 @@ class Tournaments:
         return (await self.load(tournament_id)).summary()
 
     async def append(self, tournament_id: str, event: pb.TournamentEvent, expected_version: int) -> bool:
-        """Append one event at ``expected_version``; False if the log has moved on."""
-        return await self._append_many(tournament_id, [event], expected_version)
+        """Append one event at ``expected_version``; False if the log has moved on. A step of the scheduler
+        goes with its :func:`event_id`, so sending it again (after a lost reply) appends nothing twice: True
+        if it is in the log, False if another version of that step is."""
+        return await self._append_many(tournament_id, [event], expected_version, event_id(event))
 
-    async def _append_many(self, tournament_id: str, events: list[pb.TournamentEvent], expected: int) -> bool:
+    async def _append_many(
+        self, tournament_id: str, events: list[pb.TournamentEvent], expected: int, step: str = ""
+    ) -> bool:
         data = [e.SerializeToString() for e in events]
         try:
-            await self._store.append(
+            appended = await self._store.append(
                 tournament_id,
                 data,
                 expected_version=expected,
                 now_ms=self._now_ms(),
+                event_id=step,
                 final=is_final(events[-1]),
             )
-        except VersionConflictError:
+        except (VersionConflictError, CommandIdReusedError):
             return False
-        for event in events:
-            metrics.tournament_event(str(event.WhichOneof("kind")))
+        if not appended.duplicate:
+            for event in events:
+                metrics.tournament_event(str(event.WhichOneof("kind")))
         return True
 
     async def aclose(self) -> None:
