@@ -52,7 +52,7 @@ GAMES = Gauge("parlour_games", "Games in the store by status (running, finished)
 OPEN_STREAMS = Gauge(
     "parlour_open_streams", "Server streams open in this process, by rpc and transport.", ["rpc", "transport"]
 )
-WATCHERS = Gauge("parlour_watchers", "Readers of live game logs in this process (one per open game stream).")
+WATCHERS = Gauge("parlour_watchers", "Readers of live game and tournament logs in this process (one per open stream).")
 TAIL_LAG = Histogram(
     "parlour_tail_lag_seconds",
     "Time from storing an event to this process reading it from the live tail (clocks of replicas differ).",
