@@ -17,7 +17,7 @@ from google.protobuf import text_format
 from engines.contract import AnyGame, GameConfig, commit_seed, fold, step
 from engines.errors import GameError, GameOverError, NotYourTurnError
 from engines.playout import Playout, play
-from engines.registry import GAMES, hidden_variants
+from engines.registry import GAMES, game_part, hidden_variants
 from engines.verify import LoggedEvent, seed_commitment, verify_log
 
 GOLDEN = Path(__file__).parent.parent / "golden"
@@ -130,6 +130,14 @@ def test_hidden_information_does_not_reach_other_seats(playouts: tuple[Case, lis
             assert [_key(e) for e in variant] != [_key(e) for e in setup], "a variant that changes nothing"
             assert [_key(game.redact(e, seat)) for e in variant] == base_events
             assert _key(game.view(fold(game, variant), seat)) == base_view
+
+
+def test_a_missing_part_of_a_game_is_named() -> None:
+    """A game without a file the suite needs is told which one (not a bare import error)."""
+    game = GAMES[0]
+    folder = type(game).__module__.rpartition(".")[0].replace(".", "/")
+    with pytest.raises(LookupError, match=rf"^{game.spec.name} has no {folder}/nothing\.py"):
+        game_part(game, "nothing")
 
 
 def test_after_the_end_nothing_hidden_shows_unless_revealed(playouts: tuple[Case, list[Playout]]) -> None:
