@@ -8,7 +8,6 @@ another process sharing the store, without polling the log.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -125,22 +124,19 @@ async def test_a_tail_from_a_version_gives_the_history_then_new_events(tournamen
 async def test_a_live_tail_gets_events_from_another_process_as_they_are_appended(
     tournaments: TournamentStore, other_process: TournamentStore
 ) -> None:
-    """A tail waiting for new events gets each one appended by another process at once: well within the
-    interval any polling tail would sleep (each of several appends, one at a time)."""
+    """A tail waiting for new events gets each one appended by another process (each of several appends,
+    one at a time). That it is woken rather than polling is the next test's: timings are not asserted, as a
+    busy machine makes them meaningless."""
     await tournaments.create("t8", b"s", b"e1", now_ms=1)
     stream = tournaments.tail("t8", 1)
     assert [e.version for e in [await anext(stream)]] == [1]
-    delays: list[float] = []
     for version in range(1, 9):
         receiving = asyncio.ensure_future(anext(stream))
         await asyncio.sleep(0.02 + 0.011 * version)  # the tail is waiting for a live event (at any phase)
-        sent = time.monotonic()
         await other_process.append("t8", [b"e%d" % (version + 1)], expected_version=version, now_ms=2)
         event = await asyncio.wait_for(receiving, timeout=5)
-        delays.append(time.monotonic() - sent)
         assert (event.version, event.data) == (version + 1, b"e%d" % (version + 1))
     await stream.aclose()  # type: ignore[attr-defined]
-    assert sorted(delays)[len(delays) // 2] < 0.03, f"live events arrived after {delays}"
 
 
 async def test_a_waiting_tail_does_not_read_the_log_again(

@@ -4,8 +4,6 @@ server appends as it is appended, and a scheduler's step sent again is recorded 
 from __future__ import annotations
 
 import asyncio
-import statistics
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -32,8 +30,8 @@ async def test_a_watcher_on_one_server_sees_registrations_on_another_as_they_hap
     admin_app: App, second_app: App
 ) -> None:
     """WatchTournament on the second server: the history first, then each bot registered on the first
-    server, within a few ms of the registration call (RegisterBot's own time included; a tail polling
-    every 100 ms would take about 50 ms)."""
+    server, live, with the tournament as it then is (that the tail is woken, not polling, is the store
+    contract's test; timings are not asserted here)."""
     first, second = f"127.0.0.1:{admin_app.grpc_port}", f"127.0.0.1:{second_app.grpc_port}"
     tid = await create_and_register(first, ["a"])
     admin = [("x-parlour-admin-key", ADMIN_KEY)]
@@ -43,19 +41,15 @@ async def test_a_watcher_on_one_server_sees_registrations_on_another_as_they_hap
         history = [await stream.read(), await stream.read()]
         assert [r.event.version for r in history] == [1, 2]
         assert history[1].event.bot_registered.bot_name == "a"
-        delays: list[float] = []
         for number, name in enumerate(["b", "c", "d", "e", "f"], start=3):
             await asyncio.sleep(0.03 * number)  # the watcher waits for a live event (at any phase)
-            sent = time.monotonic()
             request = pb.RegisterBotRequest(tournament_id=tid, bot_name=name, bot_key=BOT_KEY)
             registered = asyncio.ensure_future(registry.RegisterBot(request, metadata=admin))
             reply = await asyncio.wait_for(stream.read(), timeout=5)
-            delays.append(time.monotonic() - sent)
             await registered
             assert (reply.event.version, reply.event.bot_registered.bot_name) == (number, name)
             assert list(reply.tournament.bots) == ["a", "b", "c", "d", "e", "f"][: number - 1]
         stream.cancel()
-    assert statistics.median(delays) < 0.05, f"live events arrived after {delays}"
 
 
 async def test_a_scheduler_step_sent_again_is_recorded_once(admin_app: App) -> None:
