@@ -165,6 +165,8 @@ def build_app(settings: Settings) -> App:
         snapshot_every=settings.snapshot_every,
         cache_games=settings.cache_games,
         clock_range=ClockRange(settings.min_move_ms, settings.max_move_ms),
+        think_times=keeper,
+        now_ms=now_ms,
     )
     replays = Replays(store, games)
     clocks = Clocks(

@@ -1,12 +1,13 @@
 """Game clocks: time controls measured by the server, and timeouts applied exactly once.
 
-Two parts, wired in this order by the composition root. :class:`ClockKeeper` is a game observer: when a
-game with a clock changes in this process, it charges the seat that moved for its think time (recorded by
-the store with the move's events, handed over in memory with the change), starts the clock of every seat
-that must act now and stores a deadline for it in Redis. A game created with a time control gets its
-clock when its last seat is claimed. :class:`Clocks` runs in every server process over the application:
-it claims due deadlines atomically and plays the game's default command for the seat with the server's
-authority, at the version the deadline was set for and with the command id
+Two parts, wired in this order by the composition root. :class:`ClockKeeper` measures the think time
+recorded with a seat's command (from when the seat's clock started; a game without a clock from the
+previous event), and is a game observer: when a game with a clock changes in this process, it charges the
+seat that moved for that think time (handed over in memory with the change, and ending the seat's turn),
+starts the clock of every seat that must act now and stores a deadline for it in Redis. A game created
+with a time control gets its clock when its last seat is claimed. :class:`Clocks` runs in every server
+process over the application: it claims due deadlines atomically and plays the game's default command for
+the seat with the server's authority, at the version the deadline was set for and with the command id
 ``timeout:<game>:<seat>:<version>``: whichever process claims it, and however often it is retried, the
 timeout is applied once, and never after the seat has moved. After ``max_timeouts`` timeouts a seat is
 dropped: its deadlines are due at once, so the server plays all its later moves.
@@ -30,7 +31,7 @@ from service.app.errors import ServiceError
 from service.app.games import Games
 from service.app.observers import GameChange
 from service.app.records import GameRecord
-from service.app.time_control import TimeControl
+from service.app.time_control import TimeControl, think_since
 from service.store.clock_port import ClockRecord, ClockStore, Deadline, Move
 from service.store.failures import is_unavailable
 from service.store.port import EventStore, StoredEvent
@@ -71,6 +72,8 @@ class ClockKeeper:
         # Games seen without a clock: most games have none, and asking Redis after every command costs a
         # round trip. A clock is given right after creation (start() forgets the game here), before any move.
         self._unclocked: set[str] = set()
+        # When each pending seat's clock started, by game, as this process last set them: (version, starts).
+        self._turns: dict[str, tuple[int, dict[int, int]]] = {}
 
     @property
     def store(self) -> ClockStore:
@@ -95,6 +98,22 @@ class ClockKeeper:
         """Whether the game was given a clock."""
         return await self._clocks.load(game_id) is not None
 
+    async def think_ms(self, game_id: str, seat: int, version: int, now_ms: int, previous_ms: int) -> int:
+        """The time ``seat`` took for its command decided at ``version`` and stored at ``now_ms``: since the
+        seat's clock started, or, with no clock running for it, since the previous event (stored at
+        ``previous_ms``). Asks Redis only for a clocked game whose clocks at ``version`` this process did
+        not set itself."""
+        started = await self._turn_started(game_id, seat, version)
+        return think_since(now_ms, previous_ms if started is None else started)
+
+    async def _turn_started(self, game_id: str, seat: int, version: int) -> int | None:
+        if game_id in self._unclocked:
+            return None
+        turns = self._turns.get(game_id)
+        if turns is not None and turns[0] == version and seat in turns[1]:
+            return turns[1][seat]  # the deadlines of this version were set here: nothing moved since
+        return await self._clocks.turn_started(game_id, seat)
+
     def recheck(self, game_id: str) -> None:
         """Look for the game's clock again at its next change (another process may have given it one)."""
         self._unclocked.discard(game_id)
@@ -118,6 +137,7 @@ class ClockKeeper:
         if change.version > clock.charged:
             clock = await self._charge(change, clock)
         if change.game.is_over(change.state):
+            self._turns.pop(game_id, None)
             await self._clocks.finish(game_id)
             return
         await self._schedule(game_id, clock, sorted(change.game.pending(change.state)), change.version)
@@ -165,14 +185,25 @@ class ClockKeeper:
 
     async def _schedule(self, game_id: str, clock: ClockRecord, seats: list[int], version: int) -> None:
         now = self._now_ms()
+        starts: dict[int, int] = {}
         for seat in seats:
             since = await self._clocks.start_turn(game_id, seat, version, now)
             if since is None:
+                self._turns.pop(game_id, None)
                 break  # the game moved on; whoever moved it schedules the next deadlines
+            starts[seat] = since
             due = now if seat in clock.dropped else since + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
             await self._clocks.set_deadline(Deadline(game_id, seat, version), due)
             self.wake.set()
+        else:
+            self._remember_turns(game_id, version, starts)
         await self._clocks.mark_scheduled(game_id, version)
+
+    def _remember_turns(self, game_id: str, version: int, starts: dict[int, int]) -> None:
+        """Keep when the seats pending at ``version`` started, for their think times (bounded)."""
+        if len(self._turns) > 100_000:
+            self._turns.clear()
+        self._turns[game_id] = (version, starts)
 
     async def is_dropped(self, game_id: str, seat: int) -> bool:
         """Whether the seat was dropped (too many timeouts)."""

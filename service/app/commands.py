@@ -5,12 +5,15 @@ The flow, for a seat already authorized: (1) a stale ``expected_version`` is ref
 decides on this process's cached state; a rule error is final only if the cache was current (otherwise
 the store moved on through another server: catch up and decide again); (3) the events are appended with
 the version they were decided on, so a concurrent append by another server makes this one fail and be
-decided again; (4) a command id seen before returns its first outcome instead of an error.
+decided again; (4) a command id seen before returns its first outcome instead of an error. The events are
+stamped with the application's clock and the seat's think time, measured by the clocks
+(:class:`~service.app.time_control.ThinkTimes`) just before the append.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +24,10 @@ from service.app.errors import ServiceError, from_game_error
 from service.app.events import client_event, live_event, sent_whole
 from service.app.records import GameRecord, result_meta
 from service.app.states import LoadedGame, StateCache
+from service.app.time_control import ThinkTimes
 from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
 
-__all__ = ["Outcome", "Submission", "apply_command", "command_digest", "prior_outcome"]
+__all__ = ["Outcome", "Stamps", "Submission", "apply_command", "command_digest", "prior_outcome"]
 
 _MAX_ATTEMPTS = 8
 
@@ -65,19 +69,30 @@ class Outcome:
     stored: tuple[StoredEvent, ...] = ()
 
 
-async def apply_command(store: EventStore, states: StateCache, submission: Submission) -> Outcome:
+@dataclass(frozen=True)
+class Stamps:
+    """What stamps a command's events: the application's clock (ms since the epoch) and the clocks'
+    measure of think time."""
+
+    now_ms: Callable[[], int]
+    think: ThinkTimes
+
+
+async def apply_command(store: EventStore, states: StateCache, submission: Submission, stamps: Stamps) -> Outcome:
     """Apply ``submission`` (see the module docstring); raises ServiceError when it is refused."""
     game_id = submission.record.game_id
     loaded = await states.get(game_id, submission.record.game)
     for _ in range(_MAX_ATTEMPTS):
         try:
-            return await _attempt(store, states, loaded, submission)
+            return await _attempt(store, states, loaded, submission, stamps)
         except VersionConflictError:
             await states.catch_up(game_id, loaded)
     raise ServiceError("game/stale_version", "the game kept changing while deciding your command; send it again")
 
 
-async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, sub: Submission) -> Outcome:
+async def _attempt(
+    store: EventStore, states: StateCache, loaded: LoadedGame, sub: Submission, stamps: Stamps
+) -> Outcome:
     game, game_id = sub.record.game, sub.record.game_id
     if sub.expected_version is not None and sub.expected_version != loaded.version:
         await states.catch_up(game_id, loaded)
@@ -92,25 +107,30 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
     result = game.result(state)
     payloads = [e.SerializeToString() for e in events]
     command = sub.command.SerializeToString()
+    version, last_digest, previous_ms = loaded.version, loaded.last_digest, loaded.last_ms  # as decided on
+    now = stamps.now_ms()
+    think = await stamps.think.think_ms(game_id, sub.seat, version, now, previous_ms)
     try:
         appended = await store.append(
             game_id,
             [NewEvent(data) for data in payloads],
-            expected_version=loaded.version,
+            expected_version=version,
             command_id=sub.command_id,
             digest=sub.digest,
             seat=sub.seat,
             command=command,
             meta=result_meta(result) if result else None,
             final=result is not None,
+            recorded_at_ms=now,
             timed_out=sub.timed_out,
-            expected_last=loaded.last_digest,
+            think_ms=think,
+            expected_last=last_digest,
         )
     except CommandIdReusedError as error:
         raise _id_reused(sub.command_id) from error
     if appended.duplicate:
         return await _first_outcome(store, sub, appended.first, appended.last)
-    await states.advance(game_id, loaded, state, appended.last, payloads[-1] if payloads else b"")
+    await states.advance(game_id, loaded, state, appended.last, payloads[-1] if payloads else b"", recorded_ms=now)
     last = len(payloads) - 1
     stored = tuple(
         StoredEvent(
@@ -118,10 +138,10 @@ async def _attempt(store: EventStore, states: StateCache, loaded: LoadedGame, su
             data,
             sub.command_id,
             sub.seat,
-            appended.recorded_at_ms,
+            now,
             command=command if index == 0 else b"",
             final=result is not None and index == last,
-            think_ms=appended.think_ms,
+            think_ms=think,
             timed_out=sub.timed_out,
         )
         for index, data in enumerate(payloads)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 import structlog
@@ -21,7 +22,7 @@ from engines.registry import GAMES, get_game
 from parlour.v1 import game_pb2, game_service_pb2
 from service import metrics
 from service.app.access import authorize_seat, check_seat
-from service.app.commands import Submission, apply_command, prior_outcome
+from service.app.commands import Stamps, Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
 from service.app.fanout import Deliveries
@@ -29,7 +30,7 @@ from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
 from service.app.records import RELEASED, STATUS, GameRecord, SeatClaim, new_meta
 from service.app.states import StateCache
-from service.app.time_control import ClockRange, TimeControl
+from service.app.time_control import ClockRange, SincePrevious, ThinkTimes, TimeControl
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
@@ -56,10 +57,15 @@ class Games:
         snapshot_every: int = 100,
         cache_games: int = 10_000,
         clock_range: ClockRange | None = None,
+        think_times: ThinkTimes | None = None,
+        now_ms: Callable[[], int] | None = None,
     ) -> None:
         """``observers`` are told of every game this process creates or changes (see GameObserver);
-        ``clock_range`` bounds the time per move of a game's time control."""
+        ``clock_range`` bounds the time per move of a game's time control. A command's events are stamped
+        with ``now_ms`` (default: the system clock) and the think time ``think_times`` measures (default:
+        since the previous event; the server gives its clock keeper)."""
         self._clock_range = clock_range or ClockRange()
+        self._stamps = Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious())
         self._store = store
         self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
         self._records: dict[str, GameRecord] = {}
@@ -396,7 +402,7 @@ class Games:
         game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
         with structlog.contextvars.bound_contextvars(game_id=game_id, seat=seat, command_id=command_id):
             async with self._lock(game_id):
-                outcome = await apply_command(self._store, self._states, submission)
+                outcome = await apply_command(self._store, self._states, submission, self._stamps)
             if outcome.finished:
                 self._records.pop(game_id, None)
             response = outcome.response
@@ -495,6 +501,10 @@ def _reserved_seats(holders: Sequence[tuple[str, str]], seats: int) -> dict[str,
         f"seat:{seat}": json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
         for seat, (name, token) in enumerate(holders)
     }
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _check_id(game_id: str) -> str:

@@ -44,6 +44,9 @@ class LoadedGame:
     version: int
     #: event_digest of the event at ``version`` ("" until read): appends check the log still holds it.
     last_digest: str = ""
+    #: When the event at ``version`` was stored (ms since the epoch; 0 until read): a game without a clock
+    #: measures a seat's think time from it.
+    last_ms: int = 0
 
 
 class StateCache:
@@ -126,15 +129,15 @@ class StateCache:
         event ``loaded`` ends with; if it does not (Redis lost acknowledged writes, and maybe others wrote
         since), ``loaded`` is reloaded from the store: a cached state the log no longer holds is never
         decided on. (A state just loaded from a snapshot has no digest yet: it came from the log a moment
-        ago, and its first append or later events give it one.)
+        ago, so the event at its version is read with the later ones and gives it its digest and time.)
 
         Other requests may use ``loaded`` meanwhile (and advance it): the check is made against the event
         ``loaded`` ended with when this read began, and a reload replaces the state, version and digest at
         once, so no one ever sees a half-loaded state."""
         version, digest = loaded.version, loaded.last_digest
-        if version > 0 and digest:
+        if version > 0:
             batch = await self._store.read(game_id, version, _PAGE)
-            if not self._holds(version, digest, batch):
+            if digest and not self._holds(version, digest, batch):
                 log.warning("cached state no longer in the log; reloading", game_id=game_id, version=version)
                 await self._reload(game_id, loaded)
                 return
@@ -163,23 +166,32 @@ class StateCache:
             if len(batch) < _PAGE:
                 break
         if fresh.version > 0 and not fresh.last_digest:
-            top = await self._store.read(game_id, fresh.version, 1)
-            fresh.last_digest = event_digest(top[0].data) if top else ""
-        loaded.state, loaded.version, loaded.last_digest = fresh.state, fresh.version, fresh.last_digest
+            self.apply(fresh, await self._store.read(game_id, fresh.version, 1))
+        loaded.state, loaded.version, loaded.last_digest, loaded.last_ms = (
+            fresh.state,
+            fresh.version,
+            fresh.last_digest,
+            fresh.last_ms,
+        )
 
     def apply(self, loaded: LoadedGame, stored: list[StoredEvent]) -> None:
         """Fold stored events into ``loaded``, skipping any it already holds (a concurrent request may have
-        advanced it while this batch was being read)."""
+        advanced it while this batch was being read). The event at ``loaded.version`` itself gives a state
+        that has no digest yet (just loaded from a snapshot) its digest and time."""
         game = loaded.game
         newest: StoredEvent | None = None
         for event in stored:
-            if event.version <= loaded.version:
+            if event.version < loaded.version:
+                continue
+            if event.version == loaded.version:
+                if not loaded.last_digest:
+                    newest = event
                 continue
             loaded.state = game.evolve(loaded.state, game.event_type.FromString(event.data))
             loaded.version = event.version
             newest = event
         if newest is not None:
-            loaded.last_digest = event_digest(newest.data)
+            loaded.last_digest, loaded.last_ms = event_digest(newest.data), newest.recorded_at_ms
 
     def _remember(self, game_id: str, loaded: LoadedGame) -> None:
         self._games[game_id] = loaded
@@ -190,12 +202,15 @@ class StateCache:
         """Drop a game from the cache (it is reloaded from the store when next needed)."""
         self._games.pop(game_id, None)
 
-    async def advance(self, game_id: str, loaded: LoadedGame, state: Any, version: int, last: bytes = b"") -> None:
+    async def advance(
+        self, game_id: str, loaded: LoadedGame, state: Any, version: int, last: bytes = b"", *, recorded_ms: int = 0
+    ) -> None:
         """Record that the game reached ``state`` at ``version`` (``last``: the payload of that version's
-        event); snapshot when a multiple is passed."""
+        event, stored at ``recorded_ms``); snapshot when a multiple is passed."""
         previous = loaded.version
         loaded.state, loaded.version = state, version
         loaded.last_digest = event_digest(last) if last else ""
+        loaded.last_ms = recorded_ms
         self._remember(game_id, loaded)
         if version // self._snapshot_every > previous // self._snapshot_every:
             codec = self._codec(loaded.game)

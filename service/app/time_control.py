@@ -1,15 +1,17 @@
 """A game's time control as a value: time per move, bank, increment and timeouts before a seat is dropped,
-validated once from the wire form (see ``clock.proto``)."""
+validated once from the wire form (see ``clock.proto``); and how the think time recorded with a seat's
+command is measured (:class:`ThinkTimes`)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 from parlour.v1 import clock_pb2
 from service.app.errors import ServiceError
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "ClockRange", "TimeControl"]
+__all__ = ["DEFAULT_MAX_TIMEOUTS", "ClockRange", "SincePrevious", "ThinkTimes", "TimeControl", "think_since"]
 
 DEFAULT_MAX_TIMEOUTS = 3
 
@@ -67,3 +69,28 @@ class ClockRange:
                 f"move_ms must be {self.min_move_ms} to {self.max_move_ms} on this server (--min-move-ms, "
                 f"--max-move-ms), not {control.move_ms}",
             )
+
+
+def think_since(now_ms: int, since_ms: int) -> int:
+    """The think time of a command stored at ``now_ms`` by a seat whose turn began at ``since_ms`` (0:
+    unknown, and then no think time is recorded)."""
+    return max(0, now_ms - since_ms) if since_ms > 0 else 0
+
+
+class ThinkTimes(Protocol):
+    """Measures the think time recorded with a seat's command (StoredEvent.think_ms). The clock keeper
+    measures it from when the seat's clock started; a game without a clock measures it from the previous
+    event."""
+
+    async def think_ms(self, game_id: str, seat: int, version: int, now_ms: int, previous_ms: int) -> int:
+        """The time ``seat`` took for its command decided at ``version`` and stored at ``now_ms``;
+        ``previous_ms`` is when the event at ``version`` was stored (0: unknown)."""
+        ...
+
+
+class SincePrevious:
+    """:class:`ThinkTimes` with no clocks: every think time runs from the previous event."""
+
+    async def think_ms(self, game_id: str, seat: int, version: int, now_ms: int, previous_ms: int) -> int:
+        """``now_ms`` minus ``previous_ms`` (0 when that is unknown)."""
+        return think_since(now_ms, previous_ms)

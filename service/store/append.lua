@@ -4,16 +4,11 @@
 --       6 serialized command ('' = none), 7 final flag ('1'/''), 8 event count n, 9 meta pair count m,
 --       then n event payloads, then m meta (field, value) pairs.
 --       Optional after those: the timed-out flag ('1'/'': the server played this command because the
---       seat's clock ran out), then the think time in ms to record ('' = measure it, as below; an import
---       keeps the time its export recorded). KEYS[4], optional, is the game's clock hash (see keys.py).
--- Every entry of a command by a seat records the seat's think time in ms ('ms'): now minus the clock
--- hash's 'since:<seat>' (when the seat's clock started), or minus the time of the previous entry when
--- there is none; the 'since:<seat>' field is then removed (the seat's turn is over).
---       Then, optional, the SHA-1 (hex) of the payload of the event at the expected version ('' = not
---       checked): if the log's event there is another one, the log lost events the caller had seen
---       (Redis lost acknowledged writes) and others were written since; nothing is appended.
--- Returns {'ok', first, last, think ms} | {'dup', 'digest:first:last'} | {'conflict', current}
---       | {'forked', current}.
+--       seat's clock ran out), then the think time in ms recorded on every entry ('' = none; the caller
+--       measures it, see the clocks), then the SHA-1 (hex) of the payload of the event at the expected
+--       version ('' = not checked): if the log's event there is another one, the log lost events the
+--       caller had seen (Redis lost acknowledged writes) and others were written since; nothing is appended.
+-- Returns {'ok', first, last} | {'dup', 'digest:first:last'} | {'conflict', current} | {'forked', current}.
 local cmd_id = ARGV[2]
 if cmd_id ~= '' then
   local previous = redis.call('HGET', KEYS[3], cmd_id)
@@ -40,27 +35,8 @@ if expected_last and expected_last ~= '' and current > 0 then
   if not same then return {'forked', tostring(current)} end
 end
 local timed_out = ARGV[10 + n + 2 * m] == '1'
-local given_think = ARGV[11 + n + 2 * m]
-local think = nil
-if given_think and given_think ~= '' then
-  think = tonumber(given_think)
-elseif ARGV[5] ~= '' and current > 0 then
-  local since = nil
-  if KEYS[4] then
-    since = redis.call('HGET', KEYS[4], 'since:' .. ARGV[5])
-    redis.call('HDEL', KEYS[4], 'since:' .. ARGV[5])
-  end
-  if not since then
-    local previous = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-    if previous[1] then
-      local fields = previous[1][2]
-      for k = 1, #fields, 2 do
-        if fields[k] == 't' then since = fields[k + 1] end
-      end
-    end
-  end
-  if since then think = math.max(0, tonumber(ARGV[4]) - tonumber(since)) end
-end
+local think = ARGV[11 + n + 2 * m]
+if think == '' then think = nil end
 for i = 1, n do
   local fields = {'e', ARGV[9 + i], 'c', cmd_id, 't', ARGV[4]}
   if ARGV[5] ~= '' then
@@ -73,7 +49,7 @@ for i = 1, n do
   end
   if think then
     table.insert(fields, 'ms')
-    table.insert(fields, tostring(think))
+    table.insert(fields, think)
   end
   if timed_out then
     table.insert(fields, 'to')
@@ -93,4 +69,4 @@ end
 if cmd_id ~= '' then
   redis.call('HSET', KEYS[3], cmd_id, ARGV[3] .. ':' .. (current + 1) .. ':' .. last)
 end
-return {'ok', tostring(current + 1), tostring(last), tostring(think or 0)}
+return {'ok', tostring(current + 1), tostring(last)}

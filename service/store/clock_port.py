@@ -92,6 +92,11 @@ class ClockStore(Protocol):
         """The game's clock, or None when the game has no clock."""
         ...
 
+    async def turn_started(self, game_id: str, seat: int) -> int | None:
+        """When the seat's clock started (see :meth:`start_turn`), or None when it is not running: the
+        game has no clock, the seat's turn has not begun, or its last move was charged."""
+        ...
+
     async def start_turn(self, game_id: str, seat: int, version: int, now_ms: int) -> int | None:
         """Start the seat's clock at ``now_ms`` unless it is running already; returns when it started, or
         None when the game is no longer at ``version``."""
@@ -99,8 +104,8 @@ class ClockStore(Protocol):
 
     async def charge(self, game_id: str, version: int, moves: list[Move]) -> dict[int, bool]:
         """Charge ``moves`` (every move after the clock's ``charged`` version up to ``version``, in
-        order); moves charged before are skipped. Returns the timeouts charged now: version -> whether
-        that timeout dropped its seat."""
+        order); moves charged before are skipped. Charging a move ends its seat's turn (its clock start is
+        forgotten). Returns the timeouts charged now: version -> whether that timeout dropped its seat."""
         ...
 
     async def mark_scheduled(self, game_id: str, version: int) -> None:

@@ -41,10 +41,10 @@ return 1
 
 # Charge the moves of versions after 'charged', in order: ARGV[1] is the version read up to, then per move
 # its version, seat, think time (ms) and timed-out flag ('1'/'0'). A seat's bank loses the time over
-# move_ms and gains increment_ms; a timeout is counted and the seat dropped at max_timeouts. Moves at or
-# before 'charged' were charged already (by this or another process) and are skipped, so each move is
-# charged once however often it is reported. Returns, for each timeout charged now, its version and 1 if
-# its seat was dropped by it (else 0).
+# move_ms and gains increment_ms; a timeout is counted and the seat dropped at max_timeouts; the seat's
+# turn is over, so its clock start ('since:<seat>') is removed. Moves at or before 'charged' were charged
+# already (by this or another process) and are skipped, so each move is charged once however often it is
+# reported. Returns, for each timeout charged now, its version and 1 if its seat was dropped by it (else 0).
 _CHARGE = """
 local charged = tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')
 local move_ms = tonumber(redis.call('HGET', KEYS[1], 'move_ms'))
@@ -58,6 +58,7 @@ for i = 2, #ARGV, 4 do
     local bank = tonumber(redis.call('HGET', KEYS[1], 'bank:' .. seat) or bank_ms)
     local left = math.max(0, bank - math.max(0, tonumber(ARGV[i + 2]) - move_ms)) + increment
     redis.call('HSET', KEYS[1], 'bank:' .. seat, left)
+    redis.call('HDEL', KEYS[1], 'since:' .. seat)
     if ARGV[i + 3] == '1' then
       local count = redis.call('HINCRBY', KEYS[1], 'timeouts:' .. seat, 1)
       local dropped = 0
@@ -117,6 +118,11 @@ class RedisClocks:
         if b"move_ms" not in raw:
             return None
         return ClockRecord.parse({k.decode(): v.decode() for k, v in raw.items()})
+
+    async def turn_started(self, game_id: str, seat: int) -> int | None:
+        """When the seat's clock started (HGET of ``since:<seat>``), or None when it is not running."""
+        raw = await self._redis.hget(self._keys.clock(game_id), f"since:{seat}")
+        return None if raw is None else int(raw)
 
     async def start_turn(self, game_id: str, seat: int, version: int, now_ms: int) -> int | None:
         """Start the seat's clock at ``now_ms`` unless it is running already; returns when it started, or

@@ -57,7 +57,7 @@ class AppendResult:
     last: int
     duplicate: bool = False
     recorded_at_ms: int = 0
-    #: The think time recorded with the events (see StoredEvent.think_ms).
+    #: The think time recorded with the events (the ``think_ms`` given; see StoredEvent.think_ms).
     think_ms: int = 0
 
 
@@ -125,13 +125,13 @@ class EventStore(Protocol):
         With ``expected_last`` (:func:`event_digest` of the event at ``expected_version``) the log's event
         there must also be that one, else LogDivergedError (the history the command was decided on is
         gone).
-        The events are stamped with the store's clock, or with ``recorded_at_ms``, and record the measured
-        think time, or ``think_ms`` (imports keep their times and think times).
+        The events are stamped with the store's clock, or with ``recorded_at_ms``, and record ``think_ms``
+        (StoredEvent.think_ms; None: 0) and ``timed_out``. The store measures nothing: the caller's clocks
+        measure think time, and an import keeps the times and think times its export recorded.
 
         A command id seen before with the same ``digest`` returns its first result with ``duplicate=True``
         and appends nothing; with another digest raises CommandIdReusedError. A version mismatch raises
-        VersionConflictError. ``meta`` fields are set in the same step. The events of a seat's command
-        record the seat's think time (StoredEvent.think_ms) and ``timed_out``.
+        VersionConflictError. ``meta`` fields are set in the same step.
         """
         ...
 

@@ -125,12 +125,7 @@ class RedisEventStore:
             "" if think_ms is None else think_ms,
             expected_last,
         ]
-        keys = [
-            self._keys.log(game_id),
-            self._keys.meta(game_id),
-            self._keys.commands(game_id),
-            self._keys.clock(game_id),
-        ]
+        keys = [self._keys.log(game_id), self._keys.meta(game_id), self._keys.commands(game_id)]
         moves = bool(meta and "status" in meta and expected_version > 0)
         mark = await self._index.announce(game_id) if moves else 0
         outcome, *values = await self._append(keys, args)
@@ -145,8 +140,7 @@ class RedisEventStore:
             return AppendResult(int(first), int(last), duplicate=True)
         if moves:
             await self._settle(game_id, mark)
-        think = int(values[2]) if len(values) > 2 else 0
-        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now, think_ms=think)
+        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now, think_ms=think_ms or 0)
 
     async def _settle(self, game_id: str, mark: int) -> None:
         current = await self.meta(game_id)

@@ -50,7 +50,8 @@ async def _stored_match(store: CountingStore) -> tuple[str, object]:
 
 
 async def test_a_fresh_cache_loads_from_the_snapshot_and_reads_only_later_events(store: CountingStore) -> None:
-    """With a snapshot at version 200, loading reads only the events after 200 and gives the same state."""
+    """With a snapshot at version 200, loading reads only the events after 200 (and the event at 200, in the
+    same read, for its digest and time) and gives the same state."""
     game = get_game("oldmen")
     assert game is not None
     game_id, final = await _stored_match(store)
@@ -65,7 +66,8 @@ async def test_a_fresh_cache_loads_from_the_snapshot_and_reads_only_later_events
     store.events_read = 0
     fresh = await StateCache(store).get(game_id, game)
     assert fresh.state == final
-    assert store.events_read == loaded.version - snapshot_at
+    assert store.events_read == loaded.version - snapshot_at + 1
+    assert fresh.last_digest == loaded.last_digest and fresh.last_ms == loaded.last_ms
 
 
 async def test_a_snapshot_of_another_rules_version_is_ignored(store: CountingStore) -> None:

@@ -46,7 +46,7 @@ async def test_a_command_is_charged_from_the_events_in_hand(
     read nothing from the log to do it."""
     clocks = RedisClocks(redis_client, Keys(key_prefix))
     keeper = ClockKeeper(clocks, store, now_ms=lambda: next(_clock))
-    games = Games(store, observers=[keeper])
+    games = Games(store, observers=[keeper], think_times=keeper, now_ms=lambda: next(_clock))
     control = TimeControl(move_ms=60_000, max_timeouts=1)
     summary = await games.create_game("oldmen", 3, {}, b"keeper-in-memory", time_control=control)
     tokens = dict([await games.claim_seat(summary.game_id, seat, f"p{seat}") for seat in range(3)])

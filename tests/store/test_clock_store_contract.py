@@ -52,6 +52,25 @@ async def test_a_turn_starts_once_and_only_at_the_games_version(stores: tuple[Ev
     assert clock is not None and clock.since == {1: 100}
 
 
+async def test_charging_a_move_ends_its_seats_turn(stores: tuple[EventStore, ClockStore]) -> None:
+    """A running turn's start is readable until the seat's move is charged; then the seat's next turn starts
+    afresh. A move reported again (already charged) does not end the new turn."""
+    games, clocks = stores
+    await _game(games, "c7")
+    await clocks.create("c7", CONTROL, 3, 2)
+    assert await clocks.turn_started("c7", 0) is None
+    assert await clocks.start_turn("c7", 0, 2, now_ms=100) == 100
+    await clocks.start_turn("c7", 1, 2, now_ms=100)
+    assert await clocks.turn_started("c7", 0) == 100
+    await clocks.charge("c7", 3, [Move(3, 0, 50, False)])
+    assert await clocks.turn_started("c7", 0) is None
+    assert await clocks.turn_started("c7", 1) == 100  # another seat's turn goes on
+    assert await clocks.start_turn("c7", 0, 2, now_ms=700) == 700
+    await clocks.charge("c7", 3, [Move(3, 0, 50, False)])
+    assert await clocks.turn_started("c7", 0) == 700
+    assert await clocks.turn_started("nothing-here", 0) is None
+
+
 async def test_moves_are_charged_once_in_order(stores: tuple[EventStore, ClockStore]) -> None:
     """Time over move_ms comes off the bank, the increment is added, timeouts count and drop a seat at
     max_timeouts; moves at or before the charged version are skipped however often they are reported."""
