@@ -12,7 +12,16 @@ import sys
 
 import structlog
 
-__all__ = ["configure_logging"]
+__all__ = ["configure_logging", "enabled"]
+
+#: The lowest level logged (structlog's default configuration logs everything).
+_min_level = logging.NOTSET
+
+
+def enabled(level: int) -> bool:
+    """Whether a line at ``level`` (``logging.INFO``...) is written: hot paths skip building a filtered line
+    (a filtered call still costs a logger's creation)."""
+    return level >= _min_level
 
 
 def configure_logging(level: str = "info", *, json: bool = True) -> None:
@@ -20,6 +29,8 @@ def configure_logging(level: str = "info", *, json: bool = True) -> None:
     numeric = logging.getLevelNamesMapping().get(level.upper())
     if numeric is None:
         raise ValueError(f"unknown log level {level!r}; use debug, info, warning or error")
+    global _min_level  # noqa: PLW0603  (one process-wide setting, like structlog's own configuration)
+    _min_level = numeric
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     )

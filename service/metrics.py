@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 
@@ -88,20 +89,42 @@ class CommandOutcome:
     result: str = "server/internal"
 
 
-@contextmanager
-def command() -> Iterator[CommandOutcome]:
+#: The counter and histogram children by label values, looked up once each (``labels()`` costs more
+#: than the count itself; the label values are bounded: games by name, results by reason).
+_COMMAND_COUNTS: dict[tuple[str, str], Any] = {}
+_COMMAND_TIMES: dict[str, Any] = {}
+_REDIS_TIMES: dict[str, Any] = {}
+
+
+class _Command:
+    """The context manager :func:`command` returns."""
+
+    __slots__ = ("outcome", "start")
+
+    def __enter__(self) -> CommandOutcome:
+        self.outcome = CommandOutcome()
+        self.start = time.perf_counter()
+        return self.outcome
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _: Any) -> None:
+        outcome = self.outcome
+        if isinstance(error, Exception):
+            outcome.result = str(getattr(error, "reason", outcome.result))
+        key = (outcome.game, outcome.result)
+        counted = _COMMAND_COUNTS.get(key)
+        if counted is None:
+            counted = _COMMAND_COUNTS[key] = COMMANDS.labels(*key)
+        timed = _COMMAND_TIMES.get(outcome.game)
+        if timed is None:
+            timed = _COMMAND_TIMES[outcome.game] = COMMAND_SECONDS.labels(outcome.game)
+        counted.inc()
+        timed.observe(time.perf_counter() - self.start)
+
+
+def command() -> AbstractContextManager[CommandOutcome]:
     """Time one submitted command. On an exception the result is its ``reason`` attribute (a service
     error's reason) unless the body set another; the outcome is counted once either way."""
-    outcome = CommandOutcome()
-    start = time.perf_counter()
-    try:
-        yield outcome
-    except Exception as error:
-        outcome.result = str(getattr(error, "reason", outcome.result))
-        raise
-    finally:
-        COMMANDS.labels(outcome.game, outcome.result).inc()
-        COMMAND_SECONDS.labels(outcome.game).observe(time.perf_counter() - start)
+    return _Command()
 
 
 @contextmanager
@@ -123,7 +146,10 @@ def tail_delivered(recorded_at_ms: int) -> None:
 
 def redis_call(name: str, seconds: float) -> None:
     """A Redis command ``name`` took ``seconds``."""
-    REDIS_SECONDS.labels(name.upper()).observe(seconds)
+    timed = _REDIS_TIMES.get(name)
+    if timed is None:
+        timed = _REDIS_TIMES[name] = REDIS_SECONDS.labels(name.upper())
+    timed.observe(seconds)
 
 
 def redis_error(error: BaseException) -> None:

@@ -84,6 +84,8 @@ class GateInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self, gate: Gate) -> None:
         self._limits = gate
+        #: Each method's handler and its wrapping, made once (not on every call).
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
     async def intercept_service(
         self,
@@ -95,8 +97,11 @@ class GateInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return None
         method: str = handler_call_details.method
-        call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
-        wrapped: grpc.RpcMethodHandler[Any, Any] = _wrap(handler, call, self._limits)
+        known = self._wrapped.get(method)
+        if known is None or known[0] is not handler:
+            call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
+            known = self._wrapped[method] = (handler, _wrap(handler, call, self._limits))
+        wrapped: grpc.RpcMethodHandler[Any, Any] = known[1]
         return wrapped
 
 
@@ -120,8 +125,8 @@ def _unary(inner: Any, call: str, limits: Gate) -> Any:
         try:
             if isinstance(request, _Undecodable):
                 raise request.refusal()
-            async with limits.enter(call, _client(context)):
-                return await inner(request, context)
+            await limits.admit(call, _client(context))  # a unary call holds nothing while it runs
+            return await inner(request, context)
         except ServiceError as error:
             await abort_with_error(context, error)
             raise AssertionError("unreachable: abort raises") from error

@@ -32,8 +32,10 @@ def _observed(context: Context, rpc: str, *, stream: bool) -> Iterator[None]:
 
 def _unary_reply(inner: Callable[..., Awaitable[Any]], rpc: str) -> Callable[..., Awaitable[Any]]:
     async def behavior(request: Any, context: Context) -> Any:
-        with _observed(context, rpc, stream=False):
-            return await inner(request, context)
+        request_id = request_ids.choose(context.invocation_metadata() or ())
+        context.set_trailing_metadata(((request_ids.TRAILING_KEY, request_id),))
+        request_ids.bind(request_id)  # grpc.aio runs each call in a task of its own
+        return await inner(request, context)
 
     return behavior
 
@@ -73,6 +75,10 @@ def _wrapped(handler: Handler, rpc: str) -> Handler:
 class CallObserver(grpc.aio.ServerInterceptor):
     """Request ids and open-stream counts for every call of the server it is installed on."""
 
+    def __init__(self) -> None:
+        #: Each method's handler and its wrapping, made once (not on every call).
+        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
+
     async def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
@@ -82,5 +88,8 @@ class CallObserver(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
-        rpc = handler_call_details.method.rsplit("/", 1)[-1]
-        return _wrapped(handler, rpc)
+        method = handler_call_details.method
+        known = self._wrapped.get(method)
+        if known is None or known[0] is not handler:
+            known = self._wrapped[method] = (handler, _wrapped(handler, method.rsplit("/", 1)[-1]))
+        return known[1]

@@ -14,7 +14,7 @@ from typing import Any
 
 import structlog
 
-__all__ = ["INCOMING_KEY", "TRAILING_KEY", "bound", "choose", "trailing"]
+__all__ = ["INCOMING_KEY", "TRAILING_KEY", "bind", "bound", "choose", "trailing"]
 
 #: The metadata key (gRPC) and lower-case header name (HTTP) a client may send its own id in.
 INCOMING_KEY = "x-request-id"
@@ -42,6 +42,13 @@ def bound(request_id: str) -> Iterator[None]:
             yield
     finally:
         _CURRENT.reset(token)
+
+
+def bind(request_id: str) -> None:
+    """As :func:`bound`, for the rest of the current task: for a call that runs in a task of its own (a
+    unary gRPC call), whose context ends with it, so nothing needs resetting."""
+    _CURRENT.set(request_id)
+    structlog.contextvars.bind_contextvars(request_id=request_id)
 
 
 def trailing() -> tuple[tuple[str, str], ...]:

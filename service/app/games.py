@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -20,7 +21,7 @@ from engines.envelope import unwrap_command, view_envelope, wrap_command
 from engines.errors import GameError
 from engines.registry import GAMES, get_game
 from parlour.v1 import game_pb2, game_service_pb2
-from service import metrics
+from service import logs, metrics
 from service.app.access import authorize_seat, check_seat
 from service.app.commands import Stamps, Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error, quoted
@@ -400,14 +401,21 @@ class Games:
     async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
         """Apply a submission under this process's per-game lock, then tell the observers."""
         game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
-        with structlog.contextvars.bound_contextvars(game_id=game_id, seat=seat, command_id=command_id):
-            async with self._lock(game_id):
-                outcome = await apply_command(self._store, self._states, submission, self._stamps)
-            if outcome.finished:
-                self._records.pop(game_id, None)
-            response = outcome.response
-            kind = submission.inner.WhichOneof("kind")
-            log.info("command applied", kind=kind, version=response.version, duplicate=response.duplicate)
+        async with self._lock(game_id):
+            outcome = await apply_command(self._store, self._states, submission, self._stamps)
+        if outcome.finished:
+            self._records.pop(game_id, None)
+        response = outcome.response
+        if logs.enabled(logging.INFO):
+            log.info(
+                "command applied",
+                game_id=game_id,
+                seat=seat,
+                command_id=command_id,
+                kind=submission.inner.WhichOneof("kind"),
+                version=response.version,
+                duplicate=response.duplicate,
+            )
         if not response.duplicate and self._observers:
             await self._notify(GameChange(submission.record, outcome.state, response.version, outcome.stored))
         return response

@@ -20,6 +20,16 @@ class Gate:
         self.limits = limits
         self._keys = keys
 
+    async def admit(self, call: str, client: Client) -> None:
+        """Admit one call that holds nothing while it runs (not a stream): what :meth:`enter` checks,
+        without a block. Raises auth/bad_api_key, auth/missing_api_key or limit/rate."""
+        name = ""
+        if self._keys is not None:
+            name = await self._keys.identify(client.api_key)
+            self._keys.check_call(call, name)
+        CALLER_KEY.set(name)  # each call runs in a task of its own
+        await self.limits.admit(call, Client(client.address, name))
+
     @asynccontextmanager
     async def enter(self, call: str, client: Client) -> AsyncIterator[None]:
         """Admit ``call`` ("GameService.CreateGame") by ``client`` (its ``api_key`` as sent) for the block's
