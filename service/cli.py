@@ -110,9 +110,10 @@ def _serve(args: argparse.Namespace) -> int:
     settings = _settings(args)
     configure_logging(settings.log_level, json=settings.log_json)
     from service.api.ports import PortUnavailableError
+    from service.event_loop import run
 
     try:
-        asyncio.run(_run(settings))
+        run(_run(settings))
     except PortUnavailableError as error:
         print(f"parlour serve: cannot start: {error}", file=sys.stderr)
         return 1
