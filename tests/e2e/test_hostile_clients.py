@@ -162,6 +162,7 @@ async def test_streams_beyond_the_maximum_are_resource_exhausted(strict_app: App
         error = await _refused(third.read())
         _exhausted(error, flag)
         await games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p"))
+        assert [(await call.read()).event.version for call in held] == [2, 2]  # the two go on
         for call in held:
             call.cancel()
 
