@@ -12,9 +12,10 @@ COPY third_party third_party
 COPY clients/python clients/python
 COPY engines engines
 COPY service service
-# Building clients/python generates parlour.v1 from proto/ (grpcio-tools is its build requirement, used in
-# pip's isolated build environment only, so it is not in the final image).
-RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt ./clients/python .
+# Building proto/ (parlour-protocol) generates parlour.v1 from the .proto files (grpcio-tools is its build
+# requirement, used in pip's isolated build environment only, so it is not in the final image); the SDK
+# (clients/python) and the server depend on it and find it here, never on a package index.
+RUN /opt/parlour/bin/pip install --no-cache-dir -c constraints.txt ./proto ./clients/python .
 
 FROM python:3.11-slim
 RUN useradd --create-home --uid 10001 parlour

@@ -1,11 +1,18 @@
 # Parlour: `make run` sets everything up and starts the server; `make test` sets everything up and runs
 # every test. `make install` does the setup alone (a virtual environment in .venv/ and the code generated
 # from proto/).
+#
+# Three Python distributions are installed in editable mode: proto/ (parlour-protocol: the generated
+# parlour.v1 modules, made by `make proto` next to the .proto files), clients/python (parlour-client: the
+# SDK, bots and CLI) and the server (engines/ and service/). `parlour` is a namespace package shared by
+# the first two.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-GEN    := clients/python/parlour/v1
+GEN    := proto/parlour/v1
+# Where the SDK held the generated code before parlour-protocol; removed so it cannot shadow $(GEN).
+OLD_GEN := clients/python/parlour/v1
 NODE_BOT := clients/node
 PROTOS := $(wildcard proto/parlour/v1/*.proto)
 # google/api/annotations.proto (REST routes), vendored for offline builds; its Python module comes from
@@ -26,24 +33,25 @@ $(NODE_BOT)/node_modules/.installed: $(NODE_BOT)/package.json $(NODE_BOT)/packag
 	cd $(NODE_BOT) && npm ci --no-audit --no-fund --quiet
 	touch $@
 
-$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml proto/pyproject.toml clients/python/pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e clients/python -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e proto -e clients/python -e '.[dev]'
 	touch $@
 
 # Generated code is never committed and never edited: it is made here from proto/ whenever a .proto
-# file is newer than the last generation.
+# file is newer than the last generation, into proto/parlour/v1 beside the .proto files (the package
+# directory of parlour-protocol, installed in editable mode). Everything there but the .proto files is
+# generated (and ignored by git).
 proto: $(GEN)/.generated
 $(GEN)/.generated: $(PROTOS) $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV)/.installed
-	rm -rf $(GEN)
-	mkdir -p $(GEN)
+	rm -rf $(OLD_GEN)
+	find $(GEN) -mindepth 1 -maxdepth 1 ! -name '*.proto' -exec rm -rf {} +
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto -I$(GOOGLEAPIS) \
-	  --python_out=clients/python --grpc_python_out=clients/python \
-	  --mypy_out=clients/python --mypy_grpc_out=clients/python \
+	  --python_out=proto --grpc_python_out=proto --mypy_out=proto --mypy_grpc_out=proto \
 	  --include_source_info --descriptor_set_out=$(GEN)/descriptors.binpb $(PROTOS) > $(VENV)/protoc.log 2>&1 \
 	  || { cat $(VENV)/protoc.log; exit 1; }
-	touch $(GEN)/__init__.py $@
+	touch $(GEN)/__init__.py $(GEN)/py.typed $@
 
 run: install
 	$(BIN)/parlour serve $(ARGS)
@@ -79,4 +87,5 @@ bench: install
 	$(BIN)/python bench/watchers.py
 
 clean:
-	rm -rf $(VENV) $(GEN) .pytest_cache .mypy_cache .ruff_cache
+	find $(GEN) -mindepth 1 -maxdepth 1 ! -name '*.proto' -exec rm -rf {} +
+	rm -rf $(VENV) $(OLD_GEN) .pytest_cache .mypy_cache .ruff_cache

@@ -1,19 +1,28 @@
-"""The SDKs work outside this repository: the Python SDK's sdist and wheel, built from the tracked files
-alone (no generated code), install into a fresh virtual environment and play a game; the Node bot's
-`npm pack` tarball installs into an empty folder and plays a tournament game. Both against a real server.
+"""The packages work outside this repository. The wire contract (``parlour-protocol``, built from
+``proto/``) and the Python SDK (``parlour-client``) build their sdists and wheels from the tracked files
+alone (no generated code); the two wheels, installed from these local files into a fresh virtual
+environment, play a game; the protocol wheel alone gives ``parlour.v1`` and runs the engines, which import
+nothing of the SDK. The Node bot's `npm pack` tarball installs into an empty folder and plays a tournament
+game. All against a real server.
 
-Packages come from the package index (or pip's and npm's caches), as a user's install would."""
+Third-party packages (grpcio, protobuf, ...) come from the package index (or pip's and npm's caches), as a
+user's install would; Parlour's own come only from the files built here."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import grimp
 import pytest
 
 from parlour.bots import make_bot
@@ -37,33 +46,80 @@ def _clean_checkout(into: Path, *paths: str) -> Path:
     return into
 
 
-async def _run(*command: str | Path, cwd: Path) -> str:
+async def _run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
     """Run ``command`` to its end (the event loop, and so the test server, keeps running); its stdout."""
     process = await asyncio.create_subprocess_exec(
-        *(str(c) for c in command), cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        *(str(c) for c in command), cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=600)
     assert process.returncode == 0, f"{command}: {out.decode()}\n{err.decode()}"
     return out.decode()
 
 
-async def test_the_python_sdk_builds_from_a_clean_checkout_and_plays_from_a_fresh_venv(
-    target: str, tmp_path: Path
-) -> None:
-    checkout = _clean_checkout(tmp_path / "checkout", "clients/python", "proto", "third_party")
-    assert not (checkout / "clients" / "python" / "parlour" / "v1").exists()
-    dist = tmp_path / "dist"
-    await _run(sys.executable, "-m", "build", "--outdir", dist, checkout / "clients" / "python", cwd=tmp_path)
+@dataclass(frozen=True)
+class Wheels:
+    """The wheels built from a clean checkout, and the folder they were built in."""
+
+    protocol: Path
+    client: Path
+    checkout: Path
+
+
+async def _build(project: Path, dist: Path, tmp: Path) -> Path:
+    """Build ``project``'s sdist, and its wheel from the sdist (as ``python -m build`` does); the wheel."""
+    await _run(sys.executable, "-m", "build", "--outdir", dist, project, cwd=tmp)
     sdist, wheel = await asyncio.to_thread(lambda: (sorted(dist.glob("*.tar.gz")), sorted(dist.glob("*.whl"))))
     assert len(sdist) == 1 and len(wheel) == 1  # build makes the wheel from the sdist: both are tested
+    return wheel[0]
+
+
+@pytest.fixture(scope="module")
+async def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
+    """``parlour-protocol`` and ``parlour-client`` built from the tracked files alone."""
+    tmp = tmp_path_factory.mktemp("wheels")
+    checkout = _clean_checkout(tmp / "checkout", "clients/python", "proto", "third_party", "engines")
+    assert sorted({p.suffix for p in (checkout / "proto" / "parlour" / "v1").iterdir()}) == [".proto"]
+    assert not (checkout / "clients" / "python" / "parlour" / "v1").exists()
+    protocol = await _build(checkout / "proto", tmp / "dist-protocol", tmp)
+    client = await _build(checkout / "clients" / "python", tmp / "dist-client", tmp)
+    return Wheels(protocol, client, checkout)
+
+
+async def _fresh_venv(at: Path, *wheels: Path) -> Path:
+    """A new virtual environment with ``wheels`` installed (their dependencies within the project's pins);
+    its python."""
+    await asyncio.to_thread(venv.create, at, with_pip=True)
+    python = at / "bin" / "python"
+    await _run(python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt", *wheels, cwd=at)
+    return python
+
+
+#: Run in a fresh environment: where each Parlour distribution came from, and what ``parlour`` is there.
+_INSPECT = """
+import importlib.metadata as md, json, parlour
+dists = {d.metadata["Name"]: json.loads(d.read_text("direct_url.json") or "{}").get("url", "")
+         for d in md.distributions() if d.metadata["Name"].startswith("parlour")}
+print(json.dumps({"dists": dists, "namespace": getattr(parlour, "__file__", None) is None,
+                  "path": list(parlour.__path__)}))
+"""
+
+
+async def test_both_wheels_install_from_local_files_and_play_from_a_fresh_venv(
+    wheels: Wheels, target: str, tmp_path: Path
+) -> None:
     env_dir = tmp_path / "env"
-    await asyncio.to_thread(venv.create, env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    await _run(python, "-m", "pip", "install", "--quiet", "-c", ROOT / "constraints.txt", wheel[0], cwd=tmp_path)
+    python = await _fresh_venv(env_dir, wheels.protocol, wheels.client)
+    found = json.loads(await _run(python, "-c", _INSPECT, cwd=tmp_path))
+    assert found["dists"] == {
+        "parlour-protocol": wheels.protocol.as_uri(),
+        "parlour-client": wheels.client.as_uri(),
+    }  # both from the files built here, none from an index
+    assert found["namespace"]  # no parlour/__init__.py: a namespace package over the two
     installed = await _run(
-        python, "-c", "import parlour.v1.game_service_pb2 as m, grpc; print(m.__file__)", cwd=tmp_path
-    )
-    assert installed.startswith(str(env_dir)), installed
+        python, "-c", "import parlour.v1.game_service_pb2 as m, parlour.client as c; print(m.__file__, c.__file__)",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert all(path.startswith(str(env_dir)) for path in installed.split()), installed
     out = await _run(
         env_dir / "bin" / "parlour",
         "play",
@@ -73,10 +129,72 @@ async def test_the_python_sdk_builds_from_a_clean_checkout_and_plays_from_a_fres
         "--server",
         target,
         "--seed",
-        "wheel-of-a-fresh-venv",
+        "wheels-of-a-fresh-venv",
         cwd=tmp_path,
     )
     assert "game id:" in out
+
+
+#: Run in an environment with parlour-protocol alone, from a folder holding only engines/: imports every
+#: engine module, plays each game to its end, and reports what of ``parlour`` was imported.
+_ENGINES_ALONE = """
+import importlib, importlib.util, json, pkgutil, sys
+import engines
+for info in pkgutil.walk_packages(engines.__path__, "engines."):
+    importlib.import_module(info.name)
+from engines.playout import play
+from engines.registry import GAMES
+ends = {g.spec.name: len(play(g, g.spec.config(g.spec.min_seats), b"protocol-alone" * 2).events) for g in GAMES}
+import parlour.v1.game_pb2
+print(json.dumps({
+    "ends": ends,
+    "parlour": sorted(m for m in sys.modules if m.split(".")[0] == "parlour"),
+    "sdk": importlib.util.find_spec("parlour.client") is not None,
+}))
+"""
+
+
+async def test_the_protocol_wheel_alone_gives_the_wire_contract_and_runs_the_engines(
+    wheels: Wheels, tmp_path: Path
+) -> None:
+    python = await _fresh_venv(tmp_path / "env", wheels.protocol)
+    found = json.loads(await _run(python, "-c", _INSPECT, cwd=tmp_path))
+    assert found["dists"] == {"parlour-protocol": wheels.protocol.as_uri()}
+    assert found["namespace"]
+    await _run(python, "-c", "import parlour.v1.game_pb2, parlour.v1.game_service_pb2_grpc", cwd=tmp_path)
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
+    report = json.loads(await _run(python, "-c", _ENGINES_ALONE, cwd=wheels.checkout, env=env))
+    assert set(report["ends"]) == {"oldmen", "verraeter", "libertalia"}
+    assert all(count > 10 for count in report["ends"].values())
+    assert report["parlour"] and all(m == "parlour" or m.startswith("parlour.v1") for m in report["parlour"])
+    assert not report["sdk"]
+
+
+def _sdk_modules() -> set[str]:
+    """The top-level modules and packages of the SDK (clients/python/parlour, the generated code aside)."""
+    folder = ROOT / "clients" / "python" / "parlour"
+    return {
+        f"parlour.{p.stem}"
+        for p in folder.iterdir()
+        if (p.suffix == ".py" or (p / "__init__.py").is_file()) and p.stem != "v1"
+    }
+
+
+def test_the_engines_import_graph_holds_the_wire_contract_and_nothing_of_the_sdk() -> None:
+    """Everything ``engines`` imports, directly or not, is stdlib, protobuf or ``parlour.v1``; and the
+    import-linter contract that keeps it so names every module the SDK has."""
+    graph = grimp.build_graph("engines", "parlour", include_external_packages=True, cache_dir=None)
+    assert {m for m in graph.modules if m.startswith("parlour.v1.")}, "both portions of parlour are seen"
+    assert _sdk_modules() <= set(graph.modules)
+    upstream = graph.find_upstream_modules("engines", as_package=True)
+    ours = {m for m in upstream if m.split(".")[0] == "parlour"}
+    assert ours and all(m.startswith("parlour.v1.") for m in ours), sorted(ours)
+    external = {m for m in upstream if "." not in m}  # grimp names an external package by its top level
+    assert external - sys.stdlib_module_names == {"google"}  # protobuf
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    forbidding = [c for c in contracts if c["name"].startswith("Engines use the wire contract")]
+    assert len(forbidding) == 1
+    assert _sdk_modules() <= set(forbidding[0]["forbidden_modules"])
 
 
 @pytest.fixture
@@ -94,6 +212,9 @@ async def test_the_node_bot_packs_installs_elsewhere_and_plays(admin_app: App, t
     await _run("npm", "pack", "--pack-destination", tmp_path, cwd=package)
     (tarball,) = await asyncio.to_thread(lambda: list(tmp_path.glob("parlour-node-bot-*.tgz")))
     assert not (package / "proto").exists(), "npm pack leaves the checkout as it was"
+    listed = await _run("tar", "-tzf", tarball, cwd=tmp_path)
+    assert "package/proto/parlour/v1/bot_service.proto" in listed.split()
+    assert not [name for name in listed.split() if name.endswith((".py", ".pyi", ".toml"))]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     await _run("npm", "install", "--no-audit", "--no-fund", "--prefix", elsewhere, tarball, cwd=elsewhere)
