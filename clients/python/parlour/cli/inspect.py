@@ -48,8 +48,9 @@ def _event_line(event: game_pb2.Event, as_json: bool) -> str:
     if as_json:
         return json_format.MessageToJson(event, indent=None)
     who = f"seat {event.seat}" if event.HasField("seat") else "setup"
-    payload = getattr(event, event.WhichOneof("game") or "oldmen")
-    return f"{event.version:>5}  {who:<7} {text_format.MessageToString(payload, as_one_line=True)}"
+    kind = event.WhichOneof("game")
+    text = text_format.MessageToString(getattr(event, kind), as_one_line=True) if kind else "(no game payload)"
+    return f"{event.version:>5}  {who:<7} {text}"
 
 
 async def _events(args: argparse.Namespace) -> int:
