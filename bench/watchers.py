@@ -4,18 +4,25 @@ Usage: python bench/watchers.py [--watchers 100,1000,2000] [--rate 20] [--second
 
 The real server (service.bootstrap.build_app, embedded Redis) runs in this process. A second process opens
 the watchers (WatchGame streams as spectators, spread over ``--channels`` gRPC channels) on one game of
-Old Men of the Forest (a two-deal match, 4 seats) and, once every stream is open, plays it with one driver
-at ``--rate`` SubmitCommand per second (each move decided on a local mirror of the game from its known
-seed, so no view is fetched). For each watcher count it reports:
+Old Men of the Forest (a two-deal match, 4 seats); once every stream is open, a third process plays it with
+one driver at ``--rate`` SubmitCommand per second (each move decided on a local mirror of the game from its
+known seed, so no view is fetched). The driver has a process of its own so that the watchers' client work
+(decoding thousands of messages a second) does not slow the driver down: the command rate measured is the
+server's. For each watcher count it reports:
 
 - the command rate the driver reached (target: the asked rate, with no fall as watchers are added);
+- the round trip of each SubmitCommand (p50 / p99), which is what limits the driver's rate;
 - the delay from a command's acknowledgement (its SubmitCommand reply reaching the driver) to each
   watcher's receipt of its events, p50 / p99 / max over every (event, watcher) pair in the window (0 when
   a watcher was faster than the reply); target p99 under 50 ms at 1,000 watchers;
-- the server process's CPU per delivery (µs per event per watcher) and per command.
+- the share of (event, watcher) pairs delivered by a second after the last command, and how many streams
+  ended with an error;
+- the server process's CPU per delivery (µs per event per watcher) and per command, from the first command
+  to a second after the last (opening the streams is not counted).
 
-Watchers and driver share the load process (one clock for both ends of the delay); its CPU share is shown,
-because on a 2-core machine a saturated load process also delays what it measures.
+Both ends of a delay are read from ``time.perf_counter`` (the system's monotonic clock, the same in every
+process). The watchers' process CPU share is shown, because on a 2-core machine a saturated client also
+delays what it measures.
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ import tempfile
 import time
 import uuid
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +75,10 @@ class Run:
     commands: int = 0
     seconds: float = 0.0
     delays_ms: list[float] = field(default_factory=list)
+    round_trips_ms: list[float] = field(default_factory=list)
     deliveries: int = 0
+    expected: int = 0
+    failed: int = 0
     client_cpu_s: float = 0.0
 
 
@@ -81,7 +90,7 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
 
 
-# --- the load process ------------------------------------------------------------------------------------------
+# --- the load processes -----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -97,89 +106,114 @@ class Load:
     seconds: float
 
 
-def run_load(load: Load) -> Run:
-    """Child-process entry point."""
-    return asyncio.run(_load(load))
+@dataclass
+class Watched:
+    """What the watchers' process saw: (version, receipt time) of every live event, streams that ended
+    with an error, and its CPU time over the run."""
+
+    received: list[tuple[int, float]] = field(default_factory=list)
+    failed: int = 0
+    cpu_s: float = 0.0
 
 
-async def _load(load: Load) -> Run:
-    target, game, watchers, channels = load.target, load.game, load.watchers, load.channels
-    rate, seconds = load.rate, load.seconds
-    run = Run(watchers)
-    opened = [grpc.aio.insecure_channel(target) for _ in range(channels)]
-    acked: dict[int, float] = {}
-    received: list[tuple[int, float]] = []
-    ready = asyncio.Semaphore(0)
+@dataclass
+class Driven:
+    """What the driver saw: each version's acknowledgement time and the window it played in."""
+
+    acked: dict[int, float] = field(default_factory=dict)
+    round_trips_ms: list[float] = field(default_factory=list)
+    commands: int = 0
+    started: float = 0.0
+    ended: float = 0.0
+
+
+def watch_process(load: Load, ready: Any, stop: Any, results: Any) -> None:
+    """Child process: hold the watchers until ``stop`` is set; ``ready`` once every stream is open."""
+    results.put(asyncio.run(_watchers(load, ready, stop)))
+
+
+def drive_process(load: Load, ready: Any, results: Any) -> None:
+    """Child process: once ``ready``, play the game at the asked rate."""
+    ready.wait()
+    results.put(asyncio.run(_driver(load)))
+
+
+async def _watchers(load: Load, ready: Any, stop: Any) -> Watched:
+    watched = Watched()
+    opened = [grpc.aio.insecure_channel(load.target) for _ in range(load.channels)]
+    gate = asyncio.Semaphore(0)
     try:
         streams = [
-            asyncio.ensure_future(_watch(opened[i % channels], game.game_id, game.version, ready, received))
-            for i in range(watchers)
+            asyncio.ensure_future(_watch(opened[i % load.channels], load.game, gate, watched))
+            for i in range(load.watchers)
         ]
-        for _ in range(watchers):
-            await ready.acquire()
+        for _ in range(load.watchers):
+            await gate.acquire()
+        ready.set()
         cpu = time.process_time()
-        started = time.perf_counter()
-        run.commands = await _drive(opened[0], game, rate, seconds, acked)
-        run.seconds = time.perf_counter() - started
-        await asyncio.sleep(1.0)  # let the last deliveries arrive
-        run.client_cpu_s = time.process_time() - cpu
+        await asyncio.get_running_loop().run_in_executor(None, stop.wait)
+        watched.cpu_s = time.process_time() - cpu
         for stream in streams:
             stream.cancel()
         await asyncio.gather(*streams, return_exceptions=True)
     finally:
         for channel in opened:
             await channel.close()
-    run.deliveries = len(received)
-    run.delays_ms = [max(0.0, (at - acked[version]) * 1000) for version, at in received if version in acked]
-    return run
+    return watched
 
 
-async def _watch(
-    channel: grpc.aio.Channel, game_id: str, after: int, ready: asyncio.Semaphore, received: list[tuple[int, float]]
-) -> None:
-    """Watch from version ``after`` (the last one stored: its arrival says the stream is open), then record
+async def _watch(channel: grpc.aio.Channel, game: Seated, ready: asyncio.Semaphore, watched: Watched) -> None:
+    """Watch from the game's last stored version (its arrival says the stream is open), then record
     (version, receipt time) of every later event."""
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    stream = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game_id, from_version=after))
+    stream = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game.game_id, from_version=game.version))
     opened = False
     try:
         async for reply in stream:
-            if reply.event.version == after:
+            if reply.event.version == game.version:
                 opened = True
                 ready.release()
             else:
-                received.append((reply.event.version, time.perf_counter()))
+                watched.received.append((reply.event.version, time.perf_counter()))
+    except grpc.aio.AioRpcError as error:
+        if error.code() != grpc.StatusCode.CANCELLED:
+            watched.failed += 1
     finally:
         if not opened:  # refused or broken before it opened: do not keep the driver waiting for it
             ready.release()
 
 
-async def _drive(channel: grpc.aio.Channel, game: Seated, rate: float, seconds: float, acked: dict[int, float]) -> int:
+async def _driver(load: Load) -> Driven:
     """Play the game at ``rate`` commands/s for ``seconds`` (or to its end); record each version's ack time."""
-    stub = game_service_pb2_grpc.GameServiceStub(channel)
-    config = GAME.spec.config(SEATS, OPTIONS)
-    state = fold(GAME, GAME.start(config, game.seed))
-    version, rng, commands = game.version, random.Random(7), 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds and state is not None and not GAME.is_over(state):
-        await asyncio.sleep(max(0.0, start + commands / rate - time.perf_counter()))
-        seat = rng.choice(sorted(GAME.pending(state)))
-        command = rng.choice(GAME.legal_commands(state, seat))
-        request = game_service_pb2.SubmitCommandRequest(
-            game_id=game.game_id,
-            seat=seat,
-            command=wrap_command(GAME, command),
-            command_id=uuid.uuid4().hex,
-            expected_version=version,
-        )
-        metadata = (("authorization", f"Bearer {game.tokens[seat]}"),)
-        reply = await stub.SubmitCommand(request, metadata=metadata)
-        now = time.perf_counter()
-        for acked_version in range(version + 1, reply.version + 1):
-            acked[acked_version] = now
-        _, state = advance(GAME, state, seat, command)
-        version, commands = reply.version, commands + 1
-    return commands
+    game, driven = load.game, Driven()
+    async with grpc.aio.insecure_channel(load.target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        config = GAME.spec.config(SEATS, OPTIONS)
+        state = fold(GAME, GAME.start(config, game.seed))
+        version, rng = game.version, random.Random(7)
+        driven.started = start = time.perf_counter()
+        while time.perf_counter() - start < load.seconds and state is not None and not GAME.is_over(state):
+            await asyncio.sleep(max(0.0, start + driven.commands / load.rate - time.perf_counter()))
+            seat = rng.choice(sorted(GAME.pending(state)))
+            command = rng.choice(GAME.legal_commands(state, seat))
+            request = game_service_pb2.SubmitCommandRequest(
+                game_id=game.game_id,
+                seat=seat,
+                command=wrap_command(GAME, command),
+                command_id=uuid.uuid4().hex,
+                expected_version=version,
+            )
+            metadata = (("authorization", f"Bearer {game.tokens[seat]}"),)
+            sent = time.perf_counter()
+            reply = await stub.SubmitCommand(request, metadata=metadata)
+            now = time.perf_counter()
+            driven.round_trips_ms.append((now - sent) * 1000)
+            for acked_version in range(version + 1, reply.version + 1):
+                driven.acked[acked_version] = now
+            _, state = advance(GAME, state, seat, command)
+            version, driven.commands = reply.version, driven.commands + 1
+        driven.ended = time.perf_counter()
+    return driven
 
 
 # --- the server process -----------------------------------------------------------------------------------------
@@ -191,8 +225,56 @@ async def _seated_game(app: Any, seed: bytes) -> Seated:
     return Seated(summary.game_id, seed, tokens, summary.version)
 
 
+class CpuSamples:
+    """This process's CPU time, sampled every 20 ms, so the CPU of a window another process measured can be
+    read off afterwards (the clocks agree: perf_counter is the system's monotonic clock)."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, float]] = []
+
+    async def run(self) -> None:
+        """Sample until cancelled."""
+        while True:
+            self.samples.append((time.perf_counter(), time.process_time()))
+            await asyncio.sleep(0.02)
+
+    def between(self, start: float, end: float) -> float:
+        """CPU seconds used from ``start`` to ``end`` (perf_counter times), to the nearest samples."""
+        inside = [cpu for at, cpu in self.samples if start <= at <= end]
+        return inside[-1] - inside[0] if len(inside) > 1 else 0.0
+
+
+async def _one_run(app: Any, load: Load, samples: CpuSamples) -> tuple[Run, float]:
+    context = multiprocessing.get_context("spawn")
+    ready, stop, results = context.Event(), context.Event(), context.Queue()
+    watchers = context.Process(target=watch_process, args=(load, ready, stop, results))
+    driver = context.Process(target=drive_process, args=(load, ready, results))
+    watchers.start()
+    driver.start()
+    loop = asyncio.get_running_loop()
+    first = await loop.run_in_executor(None, results.get)
+    if isinstance(first, Watched):  # the watchers failed before the driver ran
+        raise RuntimeError("the watchers' process ended before the run")
+    driven: Driven = first
+    await asyncio.sleep(1.0)  # let the last deliveries arrive
+    drained = time.perf_counter()
+    stop.set()
+    watched: Watched = await loop.run_in_executor(None, results.get)
+    await loop.run_in_executor(None, watchers.join)
+    await loop.run_in_executor(None, driver.join)
+    run = Run(load.watchers, commands=driven.commands, seconds=driven.ended - driven.started)
+    run.deliveries = len(watched.received)
+    run.delays_ms = [max(0.0, (at - driven.acked[v]) * 1000) for v, at in watched.received if v in driven.acked]
+    run.client_cpu_s = watched.cpu_s
+    run.round_trips_ms = driven.round_trips_ms
+    run.failed = watched.failed
+    run.expected = load.watchers * len(driven.acked)
+    return run, samples.between(driven.started, drained)
+
+
 async def measure(args: argparse.Namespace, data_dir: Path) -> list[tuple[Run, float]]:
-    """One run per watcher count; each with the server CPU it cost."""
+    """One run per watcher count; each with the server CPU it cost (from the first command to a second
+    after the last)."""
     settings = Settings(
         grpc_host="127.0.0.1",
         grpc_port=0,
@@ -208,45 +290,53 @@ async def measure(args: argparse.Namespace, data_dir: Path) -> list[tuple[Run, f
     configure_logging("warning")
     app = build_app(settings)
     await app.start()
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    samples = CpuSamples()
+    sampler = asyncio.ensure_future(samples.run())
     results: list[tuple[Run, float]] = []
     try:
-        loop = asyncio.get_running_loop()
         for count in args.watchers:
             game = await _seated_game(app, f"watchers-{count}-{uuid.uuid4().hex}".encode())
-            cpu = time.process_time()
             load = Load(f"127.0.0.1:{app.grpc_port}", game, count, args.channels, args.rate, args.seconds)
-            run = await loop.run_in_executor(pool, run_load, load)
-            results.append((run, time.process_time() - cpu))
+            results.append(await _one_run(app, load, samples))
     finally:
-        pool.shutdown()
+        sampler.cancel()
         await app.stop(grace=0)
     return results
 
 
 def report(results: list[tuple[Run, float]], rate: float, as_json: bool) -> None:
     """The table (and the JSON line)."""
-    print(f"Live fan-out: one game, commands at {rate:.0f}/s, spectators over gRPC (load from a second process)\n")
-    print("| watchers | commands/s | delay p50 ms | p99 ms | max ms | server CPU µs per delivery | per command |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"Live fan-out: one game, commands at {rate:.0f}/s, spectators over gRPC (watchers, driver: own processes)\n")
+    print(
+        "| watchers | commands/s | command p50 / p99 ms | delivered | delay p50 ms | p99 ms | max ms "
+        "| server CPU µs per delivery | per command | watchers' process CPU |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
     summary: dict[str, float] = {}
     for run, server_cpu in results:
         per_s = run.commands / run.seconds if run.seconds else 0.0
         p99 = percentile(run.delays_ms, 0.99)
         per_delivery = server_cpu / run.deliveries * 1e6 if run.deliveries else 0.0
         per_command = server_cpu / run.commands * 1e6 if run.commands else 0.0
+        delivered = run.deliveries / run.expected if run.expected else 0.0
+        client = run.client_cpu_s / max(run.seconds + 1.0, 1e-9)
+        failed = f" ({run.failed} streams failed)" if run.failed else ""
         print(
-            f"| {run.watchers} | {per_s:.1f} | {percentile(run.delays_ms, 0.5):.1f} | {p99:.1f} | "
-            f"{max(run.delays_ms, default=0):.1f} | {per_delivery:.1f} | {per_command:.0f} |"
+            f"| {run.watchers} | {per_s:.1f} | {percentile(run.round_trips_ms, 0.5):.1f} / "
+            f"{percentile(run.round_trips_ms, 0.99):.1f} | {delivered:.1%}{failed} | "
+            f"{percentile(run.delays_ms, 0.5):.1f} | {p99:.1f} | {max(run.delays_ms, default=0):.1f} | "
+            f"{per_delivery:.1f} | {per_command:.0f} | {client:.0%} |"
         )
         summary[f"rate_{run.watchers}"] = round(per_s, 2)
         summary[f"p99_ms_{run.watchers}"] = round(p99, 2)
+        summary[f"delivered_{run.watchers}"] = round(delivered, 4)
+        summary[f"failed_{run.watchers}"] = run.failed
         summary[f"cpu_us_per_delivery_{run.watchers}"] = round(per_delivery, 2)
-        summary[f"client_cpu_{run.watchers}"] = round(run.client_cpu_s / max(run.seconds, 1e-9), 2)
+        summary[f"client_cpu_{run.watchers}"] = round(client, 2)
     print(
         f"\nTargets: p99 under {TARGET_P99_MS_AT_1000:.0f} ms at 1,000 watchers; the command rate does not fall as "
-        "watchers are added. Load process CPU (share of one core): "
-        + ", ".join(f"{run.watchers}: {run.client_cpu_s / max(run.seconds, 1e-9):.0%}" for run, _ in results)
+        "watchers are added. 'delivered': the share of (event, watcher) pairs that arrived by a second after the "
+        "last command. The watchers' process CPU is a share of one core."
     )
     if as_json:
         print(json.dumps(summary, sort_keys=True))

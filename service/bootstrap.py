@@ -26,10 +26,12 @@ from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grp
 from service.api.ports import PortUnavailableError
 from service.api.rest import HttpServer, build_http_server
 from service.api.rest.server import MetricsPage, build_metrics_server
+from service.api.stalls import Stalls
 from service.api.tls import TlsFiles
 from service.app.api_keys import ApiKeys
 from service.app.bots import Bots
 from service.app.clocks import ClockKeeper, Clocks
+from service.app.fanout import CommandsFirst
 from service.app.games import Games
 from service.app.gate import Gate
 from service.app.house_bots import HouseBots
@@ -149,12 +151,14 @@ def build_app(settings: Settings) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
     servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
     redis = open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster)
+    commands_first = CommandsFirst()
     store = RedisEventStore(
         redis.client,
         Keys(settings.key_prefix),
         clock_ms=lambda: time.time() * 1000,
         replica_acks=settings.replica_acks,
         replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
+        live_gives_way=commands_first.give_way,
     )
     now_ms = _now_ms
     keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
@@ -167,6 +171,7 @@ def build_app(settings: Settings) -> App:
         clock_range=ClockRange(settings.min_move_ms, settings.max_move_ms),
         think_times=keeper,
         now_ms=now_ms,
+        commands_first=commands_first,
     )
     replays = Replays(store, games)
     clocks = Clocks(
@@ -191,7 +196,7 @@ def build_app(settings: Settings) -> App:
     services = [
         Service(
             _descriptor(game_service_pb2, "GameService"),
-            GameServicer(games, tickets),
+            GameServicer(games, tickets, Stalls(settings.stream_stall_seconds)),
             add_GameServiceServicer_to_server,
         ),
         Service(

@@ -62,6 +62,9 @@ class Settings:
     rate_calls: str = "1000/second"
     max_streams_per_client: int = 32
     max_streams: int = 1000
+    #: A server stream whose client has taken nothing it was sent for this long is ended with
+    #: RESOURCE_EXHAUSTED (``--stream-stall-seconds``; 0: never; see ``service.api.stalls``).
+    stream_stall_seconds: float = 30.0
     #: The time per move a game's time control may have (``--min-move-ms``, ``--max-move-ms``).
     min_move_ms: int = 1000
     #: Creating games, claiming seats and registering new bot names need an API key

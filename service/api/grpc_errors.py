@@ -14,7 +14,7 @@ from google.rpc import error_details_pb2, status_pb2
 from service.api.request_ids import trailing
 from service.app.errors import ServiceError, from_failure
 
-__all__ = ["REASON_KEY", "abort_with_error", "grpc_errors", "grpc_stream_errors"]
+__all__ = ["REASON_KEY", "abort_with_error", "grpc_errors", "grpc_stream_errors", "grpc_writer_errors"]
 
 REASON_KEY = "parlour-error-reason"
 log = structlog.get_logger("parlour.grpc")
@@ -77,6 +77,7 @@ def _known(failure: Exception) -> ServiceError:
 
 
 StreamHandler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[R]]
+WritingHandler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[None]]
 
 
 def grpc_stream_errors(handler: StreamHandler[R]) -> StreamHandler[R]:
@@ -87,6 +88,22 @@ def grpc_stream_errors(handler: StreamHandler[R]) -> StreamHandler[R]:
         try:
             async for item in handler(self, request, context):
                 yield item
+        except ServiceError as error:
+            await _abort(context, error)
+        except Exception as failure:
+            await _abort(context, _known(failure))
+
+    return wrapper
+
+
+def grpc_writer_errors(handler: WritingHandler) -> WritingHandler:
+    """Wrap a server-streaming handler that writes its replies (``await context.write(reply)``) the same
+    way: the mapping runs once around the whole stream, not once per reply."""
+
+    @functools.wraps(handler)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        try:
+            await handler(self, request, context)
         except ServiceError as error:
             await _abort(context, error)
         except Exception as failure:

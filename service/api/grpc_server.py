@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,10 +12,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
-from service.api.grpc_errors import grpc_errors, grpc_stream_errors
+from service.api.grpc_errors import grpc_errors, grpc_writer_errors
 from service.api.grpc_observe import CallObserver
 from service.api.grpc_reflect import add_reflection
+from service.api.grpc_wire import SharedReplies
 from service.api.ports import unavailable
+from service.api.stalls import Stalls
 from service.app.games import Games
 from service.app.house_strategies import house_bot_strategies
 from service.app.records import timestamp
@@ -25,6 +27,8 @@ from service.app.time_control import TimeControl
 __all__ = ["GameServicer", "GrpcServer", "Service", "build_grpc_server"]
 
 Context = grpc.aio.ServicerContext[Any, Any]
+#: Streams whose replies are shared by every watcher of one audience (serialized once: see grpc_wire).
+SHARED_REPLIES = ("/parlour.v1.GameService/WatchGame",)
 
 
 def _token(context: Context) -> str | None:
@@ -42,9 +46,11 @@ def _optional(request: Any, field: str) -> Any:
 class GameServicer(pb_grpc.GameServiceServicer):
     """Decodes requests, calls one use case, encodes the reply; errors go through ``grpc_errors``."""
 
-    def __init__(self, games: Games, tickets: StreamTickets) -> None:
+    def __init__(self, games: Games, tickets: StreamTickets, stalls: Stalls | None = None) -> None:
+        """``stalls`` ends streams whose client stopped reading (by default after 30 s)."""
         self._games = games
         self._tickets = tickets
+        self._stalls = stalls if stalls is not None else Stalls()
 
     @grpc_errors
     async def ListGameTypes(self, request: pb.ListGameTypesRequest, context: Context) -> pb.ListGameTypesResponse:
@@ -114,16 +120,20 @@ class GameServicer(pb_grpc.GameServiceServicer):
             command_id=request.command_id,
         )
 
-    @grpc_stream_errors
-    async def WatchGame(self, request: pb.WatchGameRequest, context: Context) -> AsyncIterator[pb.WatchGameResponse]:
-        """Stream events, history then live."""
+    @grpc_writer_errors
+    async def WatchGame(  # type: ignore[override]  # writes its replies (grpc.aio's other streaming form)
+        self, request: pb.WatchGameRequest, context: Context
+    ) -> None:
+        """Stream events, history then live. The replies are written here, each through the stall watchdog,
+        so the interceptors and the error mapping wrap the stream once instead of once per reply."""
         seat = _optional(request, "seat")
         if request.stream_ticket:
             replies = self._tickets.watch(request.game_id, request.from_version, seat, request.stream_ticket)
         else:
             replies = self._games.watch_replies(request.game_id, request.from_version, seat, _token(context))
-        async for reply in replies:
-            yield reply
+        with self._stalls.watching() as writer:
+            async for reply in replies:
+                await writer.send(context.write, reply)
 
     @grpc_errors
     async def ListGames(self, request: pb.ListGamesRequest, context: Context) -> pb.ListGamesResponse:
@@ -199,7 +209,7 @@ def build_grpc_server(
     ``interceptors``; with ``tls`` the port takes TLS only. Requests larger than ``max_message_bytes``
     are refused with RESOURCE_EXHAUSTED."""
     server = grpc.aio.server(
-        interceptors=[CallObserver(), *interceptors],
+        interceptors=[CallObserver(), *interceptors, SharedReplies(SHARED_REPLIES)],
         options=[
             ("grpc.max_receive_message_length", max_message_bytes),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),

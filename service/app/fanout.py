@@ -8,14 +8,17 @@ JSON encoding); the transports may rely on the identity of a reply to cache its 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from parlour.v1 import game_service_pb2
 from service.app.events import client_event, sent_whole
 from service.app.records import GameRecord
 from service.store.port import StoredEvent
 
-__all__ = ["Deliveries"]
+__all__ = ["CommandsFirst", "Deliveries"]
 
 _Key = tuple[str, int, int, bool]
 
@@ -44,3 +47,38 @@ class Deliveries:
 
     def __len__(self) -> int:
         return len(self._replies)
+
+
+class CommandsFirst:
+    """The live fan-out gives way to commands.
+
+    One event loop serves both the commands and every watcher's stream; an event reaching thousands of
+    watchers is thousands of stream writes. While a command is being applied, the fan-out waits (at most
+    ``max_wait_s`` per slice of watchers) before it wakes more watchers, so a game's own pace does not
+    fall when many watch it: the watchers' events arrive later instead.
+    """
+
+    def __init__(self, max_wait_s: float = 0.05) -> None:
+        self._max_wait_s = max_wait_s
+        self._commands = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def command(self) -> Iterator[None]:
+        """Mark a command as being applied while the block runs."""
+        self._commands += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._commands -= 1
+            if not self._commands:
+                self._idle.set()
+
+    async def give_way(self) -> None:
+        """Return once no command is being applied, or after ``max_wait_s``."""
+        if self._commands:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._max_wait_s):
+                    await self._idle.wait()

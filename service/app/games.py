@@ -26,7 +26,7 @@ from service.app.access import authorize_seat, check_seat
 from service.app.commands import Stamps, Submission, apply_command, prior_outcome
 from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
-from service.app.fanout import Deliveries
+from service.app.fanout import CommandsFirst, Deliveries
 from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
 from service.app.records import RELEASED, STATUS, GameRecord, SeatClaim, new_meta
@@ -60,11 +60,13 @@ class Games:
         clock_range: ClockRange | None = None,
         think_times: ThinkTimes | None = None,
         now_ms: Callable[[], int] | None = None,
+        commands_first: CommandsFirst | None = None,
     ) -> None:
         """``observers`` are told of every game this process creates or changes (see GameObserver);
         ``clock_range`` bounds the time per move of a game's time control. A command's events are stamped
         with ``now_ms`` (default: the system clock) and the think time ``think_times`` measures (default:
-        since the previous event; the server gives its clock keeper)."""
+        since the previous event; the server gives its clock keeper). ``commands_first`` is told of every
+        command being applied (the live fan-out gives way to them)."""
         self._clock_range = clock_range or ClockRange()
         self._stamps = Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious())
         self._store = store
@@ -73,6 +75,7 @@ class Games:
         self._locks: dict[str, asyncio.Lock] = {}
         self._observers: list[GameObserver] = list(observers)
         self._deliveries = Deliveries()
+        self._commands_first = commands_first or CommandsFirst()
 
     def add_observer(self, observer: GameObserver) -> None:
         """Also tell ``observer`` about every game this process creates or changes from now on (for tests
@@ -348,7 +351,7 @@ class Games:
     ) -> game_service_pb2.SubmitCommandResponse:
         """Decide and append a command; reply only once its events are stored. Safe to retry. Counted and
         timed in the metrics by game and result."""
-        with metrics.command() as outcome:
+        with metrics.command() as outcome, self._commands_first.command():
             if not 1 <= len(command_id) <= 128:
                 raise ServiceError(
                     "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"

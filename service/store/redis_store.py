@@ -7,7 +7,7 @@ share the ``{g:<id>}`` hash tag, so one slot), and the index, which spans games,
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any, cast
 
@@ -50,10 +50,12 @@ class RedisEventStore:
         *,
         replica_acks: int = 0,
         replica_ack_timeout_ms: int = 2000,
+        live_gives_way: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests).
         With ``replica_acks`` an append returns only once that many replicas hold it (else it raises
-        StoreUnavailableError after ``replica_ack_timeout_ms``; the append itself may have happened)."""
+        StoreUnavailableError after ``replica_ack_timeout_ms``; the append itself may have happened).
+        ``live_gives_way`` is awaited by the live tails' fan-out before it wakes each slice of watchers."""
         self._redis = client
         self._keys = keys or Keys()
         script = client.register_script(_APPEND)
@@ -61,7 +63,7 @@ class RedisEventStore:
         self._replace = client.register_script(_REPLACE)
         self._clock_ms = clock_ms
         self._index = GameIndex(client, self._keys, self._now_ms)
-        self._hub = TailHub(client, self._keys, self.read)
+        self._hub = TailHub(client, self._keys, self.read, live_gives_way)
 
     def _now_ms(self) -> int:
         if self._clock_ms is None:

@@ -6,6 +6,12 @@ A watcher first reads the history from its version, then takes live events from 
 dense, so a watcher detects any hole (it joined while the reader was between reads, or it fell behind and
 its buffer was dropped) and fills it from the log: no gap, no duplicate, whatever the timing.
 
+The reader hands new events to a game's watchers a slice at a time and wakes the next slice once the
+watchers of this one have sent theirs (their consumers' writes completed) or after a short wait: the
+event loop that serves commands then never holds more than a slice of stream writes and their
+completions, so commands keep their pace while an event reaches thousands of watchers (the fan-out takes
+longer instead). A watcher still busy with earlier events is not waited for; it only grows its own buffer.
+
 On a Redis Cluster one XREAD may only name keys of one slot (a game's keys share one), so the streams are
 read in one XREAD per slot, concurrently. While Redis is away the reads are tried again for up to
 ``_OUTAGE_S`` seconds and go on from where they were; after that the watchers' streams end as the store
@@ -39,6 +45,31 @@ _BUFFER = 1000  # live events buffered per watcher before it is switched to read
 _BLOCK_MS = 200  # how long a game that starts being tailed may wait to join the shared read
 _OUTAGE_S = 15.0  # how long the reads wait for Redis to come back before ending the watchers' streams
 _RETRY_S = 0.2
+_SLICE = 32  # watchers woken together (see the module docstring)
+_SLICE_WAIT_S = 0.02  # how long the reader waits for a slice of watchers to take their events
+
+
+async def _no_wait() -> None:
+    return None
+
+
+class _Slice:
+    """Watchers handed new events together; done once each of them has taken them (or left)."""
+
+    def __init__(self) -> None:
+        self.pending = 0
+        self.done = asyncio.get_running_loop().create_future()
+
+    def taken(self) -> None:
+        """One of the watchers has taken (and its consumer has sent) everything it was handed."""
+        self.pending -= 1
+        if self.pending <= 0 and not self.done.done():
+            self.done.set_result(None)
+
+    async def wait(self) -> None:
+        """Until every watcher of the slice took its events, or ``_SLICE_WAIT_S``."""
+        if self.pending > 0:
+            await asyncio.wait({self.done}, timeout=_SLICE_WAIT_S)
 
 
 class _Watcher:
@@ -49,14 +80,42 @@ class _Watcher:
         self.lagging = False
         self.failure: BaseException | None = None
         self.wake = asyncio.Event()
+        #: Whether it holds events its consumer has not taken yet.
+        self.busy = False
+        #: The slice waiting for it to take the events it was handed (None: nobody waits).
+        self.slice: _Slice | None = None
 
-    def push(self, event: StoredEvent) -> None:
-        if len(self.items) >= _BUFFER:
+    def push_all(self, events: list[StoredEvent], handed: _Slice) -> None:
+        """Buffer ``events`` and wake the watcher; past ``_BUFFER`` events the buffer is dropped and the
+        watcher reads what it missed from the log. ``handed`` waits for the watcher only if it was idle: a
+        watcher still busy with earlier events is not waited for (and its earlier slice stops waiting)."""
+        if not self.busy:
+            self.slice = handed
+            handed.pending += 1
+        elif self.slice is not None:
+            self.slice.taken()
+            self.slice = None
+        self.busy = True
+        if len(self.items) + len(events) > _BUFFER:
             self.items.clear()
             self.lagging = True
         else:
-            self.items.append(event)
+            self.items.extend(events)
         self.wake.set()
+
+    def took(self) -> None:
+        """Its consumer asks for more: once nothing is buffered, it has taken all it was handed."""
+        if self.items:
+            return
+        self.busy = False
+        if self.slice is not None:
+            self.slice.taken()
+            self.slice = None
+
+    def left(self) -> None:
+        """It is gone: nobody waits for it any more."""
+        self.items.clear()
+        self.took()
 
 
 class _Cursor:
@@ -80,14 +139,23 @@ class _GameReader:
         #: None until the stream's end is known (then entries after it are read).
         self.last: bytes | str | None = None
 
-    def deliver(self, entries: Entries) -> None:
-        """Hand entries read from the stream to every watcher."""
-        for entry_id, fields in entries:
-            event = parse_entry(entry_id, fields)
+    async def deliver(self, entries: Entries, give_way: Callable[[], Awaitable[None]]) -> None:
+        """Hand entries read from the stream to every watcher, ``_SLICE`` watchers at a time: the next slice
+        is woken once the watchers of this one have sent what they were handed (or after
+        ``_SLICE_WAIT_S``), so a thousand stream writes never stand between a command and its next step
+        (see the module docstring)."""
+        events = [parse_entry(entry_id, fields) for entry_id, fields in entries]
+        for event in events:
             metrics.tail_delivered(event.recorded_at_ms)
-            self.last = entry_id
-            for watcher in list(self.watchers):
-                watcher.push(event)
+        if entries:
+            self.last = entries[-1][0]
+        watchers = list(self.watchers)
+        for start in range(0, len(watchers), _SLICE):
+            await give_way()
+            handed = _Slice()
+            for watcher in watchers[start : start + _SLICE]:
+                watcher.push_all(events, handed)
+            await handed.wait()
 
     def fail(self, error: BaseException) -> None:
         """End every watcher's stream with ``error``."""
@@ -99,7 +167,11 @@ class _GameReader:
 class TailHub:
     """Shares one Redis read among all of this process's watchers of every game."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys, read: Reader) -> None:
+    def __init__(
+        self, client: aioredis.Redis, keys: Keys, read: Reader, give_way: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """``give_way`` is awaited before each slice of watchers is woken (to let commands go first)."""
+        self._give_way = give_way or _no_wait
         self._redis = client
         self._keys = keys
         self._read = read
@@ -107,7 +179,10 @@ class TailHub:
         self._task: asyncio.Task[None] | None = None
 
     async def tail(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
-        """Events from ``from_version`` on, history then live; ends after an event marked final."""
+        """Events from ``from_version`` on, history then live; ends after an event marked final.
+
+        No nested generator on the live path: each live event costs one resumption here (thousands of
+        watchers of one game pay it once each per event)."""
         watcher = await self._join(game_id)
         cursor = _Cursor(max(from_version, 1))
         metrics.WATCHERS.inc()
@@ -117,7 +192,7 @@ class TailHub:
                 if event.final:
                     return
             while True:
-                async for event in self._live(game_id, watcher, cursor):
+                for event in await self._next_live(game_id, watcher, cursor.next):
                     yield cursor.passed(event)
                     if event.final:
                         return
@@ -125,25 +200,29 @@ class TailHub:
             metrics.WATCHERS.dec()
             self._leave(game_id, watcher)
 
-    async def _live(self, game_id: str, watcher: _Watcher, cursor: _Cursor) -> AsyncIterator[StoredEvent]:
-        """The next live events in version order, after waiting for some; holes are read from the log."""
+    async def _next_live(self, game_id: str, watcher: _Watcher, expected: int) -> list[StoredEvent]:
+        """The next live events from version ``expected`` on, in order, after waiting for some: what the
+        buffer holds, with any hole in it read from the log (or, after the buffer overflowed and was
+        dropped, everything from the log)."""
+        watcher.took()
         await watcher.wake.wait()
         watcher.wake.clear()
         if watcher.failure is not None:
             raise watcher.failure
-        if watcher.lagging:  # the buffer overflowed: read what was dropped from the log
+        if watcher.lagging:
             watcher.lagging = False
             watcher.items.clear()
-            async for event in self._history(game_id, cursor.next):
-                yield event
+            return [event async for event in self._history(game_id, expected)]
+        batch: list[StoredEvent] = []
         while watcher.items:
             event = watcher.items.popleft()
-            if event.version < cursor.next:
+            if event.version < expected:
                 continue
-            if event.version > cursor.next:
-                async for missing in self._history(game_id, cursor.next, until=event.version - 1):
-                    yield missing
-            yield event
+            if event.version > expected:  # a hole (joined between reads): fill it from the log
+                batch += [missing async for missing in self._history(game_id, expected, until=event.version - 1)]
+            batch.append(event)
+            expected = event.version + 1
+        return batch
 
     async def _history(self, game_id: str, start: int, until: int | None = None) -> AsyncIterator[StoredEvent]:
         while True:
@@ -201,7 +280,7 @@ class TailHub:
                     for stream, entries in response or []:
                         reader = readers.get(stream.decode())
                         if reader is not None:
-                            reader.deliver(entries)
+                            await reader.deliver(entries, self._give_way)
         except Exception as error:  # said as the store being away (never Redis's own message)
             failure: BaseException = StoreUnavailableError() if is_unavailable(error) else error
             failure.__cause__ = error
@@ -223,6 +302,7 @@ class TailHub:
         return cast(list[tuple[bytes, Entries]], reply)
 
     def _leave(self, game_id: str, watcher: _Watcher) -> None:
+        watcher.left()
         reader = self._readers.get(game_id)
         if reader is None:
             return

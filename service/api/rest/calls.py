@@ -7,8 +7,10 @@ carries the ``Authorization`` header as metadata and turns an abort into :class:
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +87,13 @@ class HttpCallContext:
         """``extra``: further metadata entries from headers (the admin and bot keys)."""
         head: tuple[tuple[str, str], ...] = (("authorization", authorization),) if authorization else ()
         self._metadata = head + tuple(extra)
+        self._sink: Callable[[Message], Awaitable[None]] | None = None
+
+    async def write(self, message: Message) -> None:
+        """Send one reply of a stream whose handler writes its replies (see :func:`call_stream`)."""
+        if self._sink is None:
+            raise RuntimeError("write() is for streaming calls started with call_stream")
+        await self._sink(message)
 
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         """The request metadata: the ``authorization`` header, if any, and the ``extra`` entries."""
@@ -106,6 +115,33 @@ async def call_unary(servicer: object, name: str, request: Message, context: Htt
 
 
 def call_stream(servicer: object, name: str, request: Message, context: HttpCallContext) -> AsyncIterator[Message]:
-    """Start the server-streaming method ``name``; iterating raises CallAbortedError when the handler aborts."""
-    stream: AsyncIterator[Message] = getattr(servicer, name)(request, context)
-    return stream
+    """Start the server-streaming method ``name``; iterating raises CallAbortedError when the handler aborts.
+    A handler that writes its replies (``await context.write(reply)``, grpc.aio's other streaming form) runs
+    in a task of its own; each write waits until the reply is taken, so a slow reader slows the handler
+    down as over gRPC."""
+    method = getattr(servicer, name)
+    if inspect.isasyncgenfunction(method):
+        stream: AsyncIterator[Message] = method(request, context)
+        return stream
+    return _written(method(request, context), context)
+
+
+async def _written(handler: Awaitable[None], context: HttpCallContext) -> AsyncIterator[Message]:
+    taken: asyncio.Queue[Message] = asyncio.Queue(maxsize=1)
+    context._sink = taken.put
+    task = asyncio.ensure_future(handler)
+    take: asyncio.Future[Message] | None = None
+    try:
+        while not task.done():
+            take = asyncio.ensure_future(taken.get())
+            await asyncio.wait({take, task}, return_when=asyncio.FIRST_COMPLETED)
+            if take.done():
+                yield take.result()
+        while not taken.empty():  # the handler ended first: what it wrote last is still queued
+            yield taken.get_nowait()
+        task.result()  # the handler's failure, if any
+    finally:
+        for pending in (take, task):
+            if pending is not None:
+                pending.cancel()
+        await asyncio.gather(*(f for f in (take, task) if f is not None), return_exceptions=True)

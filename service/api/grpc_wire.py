@@ -1,0 +1,65 @@
+"""Replies shared by many streams are serialized once.
+
+The application hands every watcher of one audience the very same reply object (service.app.fanout). A
+server interceptor gives the listed streaming methods a response serializer that remembers the bytes of
+recent replies by the reply's identity, so a thousand spectators of a game cost one serialization per
+event, not a thousand.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Collection
+from typing import Any, TypeAlias
+
+import grpc
+
+__all__ = ["SharedReplies", "WireCache"]
+
+Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # generic only in the type stubs
+
+
+class WireCache:
+    """The serialized bytes of recent replies, by the reply object's identity. Each entry holds its reply,
+    so an identity is never reused while it is cached."""
+
+    def __init__(self, serialize: Callable[[Any], bytes], capacity: int = 4096) -> None:
+        self._serialize = serialize
+        self._capacity = capacity
+        self._wire: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()
+
+    def __call__(self, reply: Any) -> bytes:
+        """``reply`` serialized (replies must not change once sent: they are shared)."""
+        hit = self._wire.get(id(reply))
+        if hit is not None and hit[0] is reply:
+            return hit[1]
+        data = self._serialize(reply)
+        self._wire[id(reply)] = (reply, data)
+        if len(self._wire) > self._capacity:
+            self._wire.popitem(last=False)
+        return data
+
+
+class SharedReplies(grpc.aio.ServerInterceptor):
+    """Serializes the replies of ``methods`` (full names, ``/package.Service/Method``) through a
+    :class:`WireCache` per method."""
+
+    def __init__(self, methods: Collection[str]) -> None:
+        self._methods = frozenset(methods)
+        self._caches: dict[str, WireCache] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
+        """The call's handler, with the cached serializer for the listed methods."""
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method
+        if handler is None or method not in self._methods or handler.response_serializer is None:
+            return handler
+        cache = self._caches.get(method)
+        if cache is None:
+            cache = self._caches[method] = WireCache(handler.response_serializer)
+        shared: Handler = handler._replace(response_serializer=cache)  # type: ignore[attr-defined]
+        return shared
