@@ -7,10 +7,12 @@ dense, so a watcher detects any hole (it joined while the reader was between rea
 its buffer was dropped) and fills it from the log: no gap, no duplicate, whatever the timing.
 
 The reader hands new events to a game's watchers a slice at a time and wakes the next slice once the
-watchers of this one have sent theirs (their consumers' writes completed) or after a short wait: the
-event loop that serves commands then never holds more than a slice of stream writes and their
-completions, so commands keep their pace while an event reaches thousands of watchers (the fan-out takes
-longer instead). A watcher still busy with earlier events is not waited for; it only grows its own buffer.
+watchers of this one have sent theirs (their consumers' writes completed) or after a short wait, and
+once no command is being applied (``give_way``): the event loop that serves commands then never holds
+more than a slice of stream writes and their completions, so commands keep their pace while an event
+reaches thousands of watchers (the fan-out takes longer instead). A game watched by no more than a slice
+of watchers gets its events at once. A watcher still busy with earlier events is not waited for; it
+only grows its own buffer.
 
 On a Redis Cluster one XREAD may only name keys of one slot (a game's keys share one), so the streams are
 read in one XREAD per slot, concurrently. While Redis is away the reads are tried again for up to
@@ -85,14 +87,15 @@ class _Watcher:
         #: The slice waiting for it to take the events it was handed (None: nobody waits).
         self.slice: _Slice | None = None
 
-    def push_all(self, events: list[StoredEvent], handed: _Slice) -> None:
+    def push_all(self, events: list[StoredEvent], handed: _Slice | None) -> None:
         """Buffer ``events`` and wake the watcher; past ``_BUFFER`` events the buffer is dropped and the
-        watcher reads what it missed from the log. ``handed`` waits for the watcher only if it was idle: a
-        watcher still busy with earlier events is not waited for (and its earlier slice stops waiting)."""
-        if not self.busy:
+        watcher reads what it missed from the log. ``handed`` (if any) waits for the watcher only if it was
+        idle: a watcher still busy with earlier events is not waited for (and its earlier slice stops
+        waiting)."""
+        if handed is not None and not self.busy:
             self.slice = handed
             handed.pending += 1
-        elif self.slice is not None:
+        elif handed is not None and self.slice is not None:
             self.slice.taken()
             self.slice = None
         self.busy = True
@@ -131,31 +134,60 @@ class _Cursor:
 
 
 class _GameReader:
-    """One game this process tails: its stream key, the id of the last entry read, its watchers."""
+    """One game this process tails: its stream key, the id of the last entry read, its watchers, and the
+    events its own fan-out task has yet to hand out."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str, give_way: Callable[[], Awaitable[None]]) -> None:
         self.watchers: set[_Watcher] = set()
         self.key = key
         #: None until the stream's end is known (then entries after it are read).
         self.last: bytes | str | None = None
+        self._give_way = give_way
+        self._backlog: list[StoredEvent] = []
+        self._fanout: asyncio.Task[None] | None = None
 
-    async def deliver(self, entries: Entries, give_way: Callable[[], Awaitable[None]]) -> None:
-        """Hand entries read from the stream to every watcher, ``_SLICE`` watchers at a time: the next slice
-        is woken once the watchers of this one have sent what they were handed (or after
-        ``_SLICE_WAIT_S``), so a thousand stream writes never stand between a command and its next step
-        (see the module docstring)."""
+    def deliver(self, entries: Entries) -> None:
+        """Hand entries read from the stream to every watcher: at once to a game with no more watchers
+        than a slice (a table of bots), else through the game's own fan-out task, slice by slice (see the
+        module docstring), while the shared read goes on for the other games."""
         events = [parse_entry(entry_id, fields) for entry_id, fields in entries]
         for event in events:
             metrics.tail_delivered(event.recorded_at_ms)
         if entries:
             self.last = entries[-1][0]
+        if self._fanout is None and len(self.watchers) <= _SLICE:
+            for watcher in list(self.watchers):
+                watcher.push_all(events, None)
+            return
+        self._backlog.extend(events)
+        if self._fanout is None:
+            self._fanout = asyncio.create_task(self._fan_out())
+
+    async def _fan_out(self) -> None:
+        try:
+            while self._backlog:
+                events, self._backlog = self._backlog, []
+                await self._in_slices(events)
+        finally:
+            self._fanout = None
+
+    async def _in_slices(self, events: list[StoredEvent]) -> None:
+        """Wake ``_SLICE`` watchers at a time: the next slice once the watchers of this one have sent what
+        they were handed (or after ``_SLICE_WAIT_S``) and no command is being applied (``give_way``)."""
         watchers = list(self.watchers)
+        handed: _Slice | None = None
         for start in range(0, len(watchers), _SLICE):
-            await give_way()
+            if handed is not None:
+                await handed.wait()
+                await self._give_way()
             handed = _Slice()
             for watcher in watchers[start : start + _SLICE]:
                 watcher.push_all(events, handed)
-            await handed.wait()
+
+    def stop(self) -> None:
+        """Stop handing out events (the hub is closing)."""
+        if self._fanout is not None:
+            self._fanout.cancel()
 
     def fail(self, error: BaseException) -> None:
         """End every watcher's stream with ``error``."""
@@ -243,7 +275,7 @@ class TailHub:
         if reader is not None:
             reader.watchers.add(watcher)
             return watcher
-        reader = _GameReader(self._keys.log(game_id))
+        reader = _GameReader(self._keys.log(game_id), self._give_way)
         reader.watchers.add(watcher)
         self._readers[game_id] = reader
         latest = cast(Entries, await self._redis.xrevrange(reader.key, count=1))
@@ -280,7 +312,7 @@ class TailHub:
                     for stream, entries in response or []:
                         reader = readers.get(stream.decode())
                         if reader is not None:
-                            await reader.deliver(entries, self._give_way)
+                            reader.deliver(entries)
         except Exception as error:  # said as the store being away (never Redis's own message)
             failure: BaseException = StoreUnavailableError() if is_unavailable(error) else error
             failure.__cause__ = error
@@ -323,4 +355,6 @@ class TailHub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+        for reader in self._readers.values():
+            reader.stop()
         self._readers.clear()
