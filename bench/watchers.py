@@ -2,13 +2,14 @@
 
 Usage: python bench/watchers.py [--watchers 100,1000,2000] [--rate 20] [--seconds S] [--channels C] [--json]
 
-The real server (service.bootstrap.build_app, embedded Redis) runs in this process. A second process opens
-the watchers (WatchGame streams as spectators, spread over ``--channels`` gRPC channels) on one game of
-Old Men of the Forest (a two-deal match, 4 seats); once every stream is open, a third process plays it with
-one driver at ``--rate`` SubmitCommand per second (each move decided on a local mirror of the game from its
-known seed, so no view is fetched). The driver has a process of its own so that the watchers' client work
-(decoding thousands of messages a second) does not slow the driver down: the command rate measured is the
-server's. For each watcher count it reports:
+The real server (service.bootstrap.build_app, embedded Redis) runs in this process, on the event loop
+``parlour serve`` runs on (service.event_loop: uvloop where installed; ``PARLOUR_EVENT_LOOP=asyncio``).
+A second process opens the watchers (WatchGame streams as spectators, spread over ``--channels`` gRPC
+channels) on one game of Old Men of the Forest (a two-deal match, 4 seats); once every stream is open, a
+third process plays it with one driver at ``--rate`` SubmitCommand per second (each move decided on a
+local mirror of the game from its known seed, so no view is fetched). The driver has a process of its own
+so that the watchers' client work (decoding thousands of messages a second) does not slow the driver down:
+the command rate measured is the server's. For each watcher count it reports:
 
 - the command rate the driver reached (target: the asked rate, with no fall as watchers are added);
 - the round trip of each SubmitCommand (p50 / p99), which is what limits the driver's rate;
@@ -47,6 +48,7 @@ from engines.contract import advance, fold
 from engines.envelope import wrap_command
 from engines.oldmen import OLDMEN
 from parlour.v1 import game_service_pb2, game_service_pb2_grpc
+from service import event_loop
 from service.bootstrap import build_app
 from service.config import Settings
 from service.logs import configure_logging
@@ -129,13 +131,13 @@ class Driven:
 
 def watch_process(load: Load, ready: Any, stop: Any, results: Any) -> None:
     """Child process: hold the watchers until ``stop`` is set; ``ready`` once every stream is open."""
-    results.put(asyncio.run(_watchers(load, ready, stop)))
+    results.put(event_loop.run(_watchers(load, ready, stop)))
 
 
 def drive_process(load: Load, ready: Any, results: Any) -> None:
     """Child process: once ``ready``, play the game at the asked rate."""
     ready.wait()
-    results.put(asyncio.run(_driver(load)))
+    results.put(event_loop.run(_driver(load)))
 
 
 async def _watchers(load: Load, ready: Any, stop: Any) -> Watched:
@@ -306,7 +308,10 @@ async def measure(args: argparse.Namespace, data_dir: Path) -> list[tuple[Run, f
 
 def report(results: list[tuple[Run, float]], rate: float, as_json: bool) -> None:
     """The table (and the JSON line)."""
-    print(f"Live fan-out: one game, commands at {rate:.0f}/s, spectators over gRPC (watchers, driver: own processes)\n")
+    print(
+        f"Live fan-out: one game, commands at {rate:.0f}/s, spectators over gRPC (watchers, driver: own processes), "
+        f"{event_loop.loop_name()} event loop\n"
+    )
     print(
         "| watchers | commands/s | command p50 / p99 ms | delivered | delay p50 ms | p99 ms | max ms "
         "| server CPU µs per delivery | per command | watchers' process CPU |"
@@ -359,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark in a temporary data directory."""
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="parlour-watchers-") as data_dir:
-        results = asyncio.run(measure(args, Path(data_dir)))
+        results = event_loop.run(measure(args, Path(data_dir)))
     report(results, args.rate, args.json)
     return 0
 
