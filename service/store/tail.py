@@ -10,8 +10,8 @@ The reader hands new events to a game's watchers a slice at a time and wakes the
 watchers of this one have sent theirs (their consumers' writes completed) or after a short wait, and
 once no command is being applied (``give_way``): the event loop that serves commands then never holds
 more than a slice of stream writes and their completions, so commands keep their pace while an event
-reaches thousands of watchers (the fan-out takes longer instead). A game watched by no more than a slice
-of watchers gets its events at once. A watcher still busy with earlier events is not waited for; it
+reaches thousands of watchers (the fan-out takes longer instead). A game with no more than ``_AT_ONCE``
+watchers gets its events at once. A watcher still busy with earlier events is not waited for; it
 only grows its own buffer.
 
 On a Redis Cluster one XREAD may only name keys of one slot (a game's keys share one), so the streams are
@@ -48,6 +48,7 @@ _BLOCK_MS = 200  # how long a game that starts being tailed may wait to join the
 _OUTAGE_S = 15.0  # how long the reads wait for Redis to come back before ending the watchers' streams
 _RETRY_S = 0.2
 _SLICE = 32  # watchers woken together (see the module docstring)
+_AT_ONCE = 128  # a game with no more watchers than this gets its events at once, without slices
 _SLICE_WAIT_S = 0.02  # how long the reader waits for a slice of watchers to take their events
 
 
@@ -147,15 +148,16 @@ class _GameReader:
         self._fanout: asyncio.Task[None] | None = None
 
     def deliver(self, entries: Entries) -> None:
-        """Hand entries read from the stream to every watcher: at once to a game with no more watchers
-        than a slice (a table of bots), else through the game's own fan-out task, slice by slice (see the
-        module docstring), while the shared read goes on for the other games."""
+        """Hand entries read from the stream to every watcher: at once to a game with no more than
+        ``_AT_ONCE`` watchers (a table of bots, a game with a few spectators), else through the game's own
+        fan-out task, slice by slice (see the module docstring), while the shared read goes on for the
+        other games."""
         events = [parse_entry(entry_id, fields) for entry_id, fields in entries]
         for event in events:
             metrics.tail_delivered(event.recorded_at_ms)
         if entries:
             self.last = entries[-1][0]
-        if self._fanout is None and len(self.watchers) <= _SLICE:
+        if self._fanout is None and len(self.watchers) <= _AT_ONCE:
             for watcher in list(self.watchers):
                 watcher.push_all(events, None)
             return

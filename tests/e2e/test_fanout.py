@@ -18,7 +18,7 @@ from engines.registry import get_game
 from parlour.client import GameClient
 from parlour.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 from service.bootstrap import App, build_app
-from tests.conftest import RedisTarget, server_settings
+from tests.conftest import RedisTarget, delete_prefix, server_settings
 from tests.e2e.helpers import auth, finish, seated_game, stub
 
 SPECTATORS = 24
@@ -81,6 +81,7 @@ async def stalling_app(redis_target: RedisTarget, key_prefix: str, tmp_path: Pat
     await server.start()
     yield server
     await server.stop(grace=0)
+    await delete_prefix(redis_target.url, key_prefix)
 
 
 def _never_reading(target: str) -> grpc.aio.Channel:

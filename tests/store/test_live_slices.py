@@ -13,11 +13,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.store.keys import Keys
-from service.store.port import NewEvent
+from service.store.port import NewEvent, StoredEvent
 from service.store.redis_store import RedisEventStore
 
 _clock = itertools.count(1_000_000)
-WATCHERS = 100  # several slices of watchers
+WATCHERS = 200  # more than are handed events at once: several slices
 TOTAL = 60
 
 
@@ -46,7 +46,7 @@ async def store(redis_client: aioredis.Redis, key_prefix: str, give_way: GiveWay
 async def test_many_watchers_in_slices_see_every_event_once_and_a_stuck_one_holds_nobody(
     store: RedisEventStore, give_way: GiveWay
 ) -> None:
-    """100 watchers (half join a third of the way through) and one whose consumer takes its first event
+    """200 watchers (half join a third of the way through) and one whose consumer takes its first event
     and then nothing: the appends go on at their own pace, every other watcher gets versions 1..n once and
     in order, and the fan-out gave way between slices."""
     await store.create("g1", {}, [NewEvent(b"0")])
@@ -67,15 +67,21 @@ async def test_many_watchers_in_slices_see_every_event_once_and_a_stuck_one_hold
             )
             await asyncio.sleep(0.005)
 
-    async def watch() -> list[int]:
-        return [e.version async for e in store.tail("g1", 1)]
+    async def rest(tail: AsyncIterator[StoredEvent], first: StoredEvent) -> list[int]:
+        return [first.version] + [e.version async for e in tail]
+
+    async def watch() -> asyncio.Task[list[int]]:
+        """A watcher that has read its first event (the watchers open one by one: one Redis connection
+        each while they read the history)."""
+        tail = store.tail("g1", 1)
+        return asyncio.create_task(rest(tail, await anext(tail)))
 
     stuck = store.tail("g1", 1)
     await anext(stuck)  # its consumer never asks for more
-    early = [asyncio.create_task(watch()) for _ in range(WATCHERS // 2)]
+    early = [await watch() for _ in range(WATCHERS // 2)]
     writing = asyncio.create_task(writer())
     await asyncio.wait_for(midway.wait(), 20)
-    late = [asyncio.create_task(watch()) for _ in range(WATCHERS // 2)]
+    late = [await watch() for _ in range(WATCHERS // 2)]
     await asyncio.wait_for(writing, 20)
     results = await asyncio.wait_for(asyncio.gather(*early, *late), 20)
     for versions in results:
