@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ __all__ = [
     "MeasuredRedis",
     "RedisClient",
     "RedisConnection",
+    "closed_as_connection_error",
     "open_redis",
     "parse_seeds",
     "unavailable",
@@ -59,6 +61,19 @@ _MAX_CONNECTIONS = 2000  # live tails share one; each connected bot holds one (a
 RedisClient = aioredis.Redis
 
 
+async def closed_as_connection_error(command: Awaitable[Any]) -> Any:
+    """Await a client command; a write on a connection whose transport has already closed (uvloop raises
+    RuntimeError "unable to perform operation on <TCPTransport closed=True ...>" where asyncio's loop drops
+    the write and the read then fails) is reported as the ConnectionError it is, so the call counts as the
+    store being unreachable (UNAVAILABLE, safe to retry) rather than as a bug."""
+    try:
+        return await command
+    except RuntimeError as error:
+        if "closed" not in str(error):
+            raise
+        raise RedisConnectionError("the connection to Redis closed under a command") from error
+
+
 class MeasuredRedis(aioredis.Redis):
     """A ``redis.asyncio`` client whose commands report their round-trip time and failures to
     :mod:`service.metrics` (blocking reads, which wait by design, report failures only)."""
@@ -67,7 +82,7 @@ class MeasuredRedis(aioredis.Redis):
         """Run one command as the base client does, measuring it."""
         start = time.perf_counter()
         try:
-            result = await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]  # untyped in redis-py
+            result = await closed_as_connection_error(super().execute_command(*args, **options))  # type: ignore[no-untyped-call]  # untyped in redis-py
         except RedisError as error:
             metrics.redis_error(error)
             raise
@@ -128,7 +143,7 @@ class ClusterClient(RedisCluster):
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         """Run one command as the base client does."""
         try:
-            return await super().execute_command(*args, **kwargs)
+            return await closed_as_connection_error(super().execute_command(*args, **kwargs))
         except AttributeError as error:
             if not _raised_in_redis_py(error):
                 raise
