@@ -12,7 +12,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from service.api.request_ids import trailing
-from service.app.errors import ServiceError, from_failure
+from service.app.errors import SERVER_FAILED, ServiceError, from_failure
 
 __all__ = ["REASON_KEY", "abort_with_error", "grpc_errors", "grpc_stream_errors", "grpc_writer_errors"]
 
@@ -68,10 +68,12 @@ def grpc_errors(handler: Handler[R]) -> Handler[R]:
 
 
 def _known(failure: Exception) -> ServiceError:
-    """The table's error for a failure it knows (the store away); anything else propagates as a bug."""
+    """The table's error for a failure: the store away, or else ``server/internal`` (a bug: logged with its
+    traceback; the client gets the table's sentence, never the exception's own text)."""
     error = from_failure(failure)
     if error is None:
-        raise failure
+        log.error("call failed", failure=type(failure).__name__, exc_info=failure)
+        return ServiceError("server/internal", SERVER_FAILED)
     log.warning("store unavailable", failure=type(failure).__name__)
     return error
 

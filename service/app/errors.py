@@ -22,6 +22,7 @@ from service.store.failures import StoreUnavailableError, is_unavailable
 __all__ = [
     "ERRORS",
     "MAX_MESSAGE",
+    "SERVER_FAILED",
     "STORE_UNAVAILABLE",
     "ErrorKind",
     "ServiceError",
@@ -133,6 +134,8 @@ def loggable(error: BaseException) -> str:
 
 #: The sentence of every call that failed because the game store could not be reached.
 STORE_UNAVAILABLE = "the game store is not reachable; retry"
+#: The sentence of ``server/internal``: a bug's own message (paths, internals) never reaches a client.
+SERVER_FAILED = "the server failed; the error is in its log"
 
 
 def from_failure(error: BaseException) -> ServiceError | None:

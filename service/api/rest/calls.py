@@ -20,7 +20,7 @@ from google.protobuf.message import Message
 
 from parlour.v1 import errors_pb2
 from service.api.grpc_errors import REASON_KEY
-from service.app.errors import ERRORS, ServiceError
+from service.app.errors import ERRORS, SERVER_FAILED, ServiceError
 
 __all__ = [
     "CallAbortedError",
@@ -72,7 +72,7 @@ def _aborted(code: grpc.StatusCode, details: str, metadata: Sequence[tuple[str, 
     reason of the table (no handler does that: they raise ServiceError) is the server's own failure."""
     reason = next((str(v) for k, v in metadata if k == REASON_KEY), "")
     if reason not in ERRORS:
-        reason, details = "server/internal", "the server failed; the error is in its log"
+        reason, details = "server/internal", SERVER_FAILED
     return CallAbortedError(HttpError.of(ServiceError(reason, details)))
 
 

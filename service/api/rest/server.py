@@ -39,7 +39,7 @@ from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
-from service.app.errors import ServiceError, from_failure
+from service.app.errors import SERVER_FAILED, ServiceError, from_failure
 from service.app.gate import Gate
 from service.app.limits import Client, Limits
 
@@ -186,7 +186,7 @@ async def _errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         known = from_failure(failure)
         if known is None:
             log.exception("request failed", path=request.path)
-            known = ServiceError("server/internal", "the server failed; the error is in its log")
+            known = ServiceError("server/internal", SERVER_FAILED)
         response = _json_error(HttpError.of(known))
     if not response.prepared:
         response.headers.update(_CORS)
@@ -199,7 +199,7 @@ def _http_exception(error: web.HTTPException) -> ServiceError:
         return ServiceError("request/too_large", "the request is larger than this server accepts")
     if 400 <= error.status < 500:
         return ServiceError("request/invalid", f"the HTTP request was refused: {error.reason.lower()}")
-    return ServiceError("server/internal", "the server failed; the error is in its log")
+    return ServiceError("server/internal", SERVER_FAILED)
 
 
 def _static(web_dir: Path) -> Handler:
