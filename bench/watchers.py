@@ -3,7 +3,7 @@
 Usage: python bench/watchers.py [--watchers 100,1000,2000] [--rate 20] [--seconds S] [--channels C] [--json]
 
 The real server (service.bootstrap.build_app, embedded Redis) runs in this process, on the event loop
-``parlour serve`` runs on (service.event_loop: uvloop where installed; ``PARLOUR_EVENT_LOOP=asyncio``).
+``parlour serve`` runs on (service.event_loop: asyncio's by default; ``PARLOUR_EVENT_LOOP=uvloop`` for uvloop).
 A second process opens the watchers (WatchGame streams as spectators, spread over ``--channels`` gRPC
 channels) on one game of Old Men of the Forest (a two-deal match, 4 seats); once every stream is open, a
 third process plays it with one driver at ``--rate`` SubmitCommand per second (each move decided on a
