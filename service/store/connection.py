@@ -42,6 +42,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from service import metrics
 from service.store.embedded import RedisProcess
 from service.store.failures import StoreUnavailableError, treat_as_unavailable
+from service.store.wire import fast_connection_class
 
 __all__ = [
     "REDIS_UNAVAILABLE",
@@ -55,7 +56,6 @@ __all__ = [
     "unavailable",
 ]
 
-_MAX_CONNECTIONS = 2000  # live tails share one; each connected bot holds one (at most --max-streams)
 
 #: The client type the stores take: a single Redis or a Redis Cluster (same command methods).
 RedisClient = aioredis.Redis
@@ -91,7 +91,7 @@ class MeasuredRedis(aioredis.Redis):
         return result
 
 
-_MAX_CONNECTIONS = 2000  # live tails hold one connection per game while they block on XREAD
+_MAX_CONNECTIONS = 2000  # live tails share one; each connected bot holds one (at most --max-streams)
 _CONNECT_TIMEOUT_S = 1.0
 #: Longer than the tails' blocking reads (1 s), short enough that a hung Redis fails calls soon.
 _SOCKET_TIMEOUT_S = 5.0
@@ -218,12 +218,31 @@ def open_redis(url: str | None, data_dir: Path, cluster_seeds: str = "") -> Redi
     if cluster_seeds:
         nodes = [ClusterNode(host, port) for host, port in parse_seeds(cluster_seeds)]
         cluster = ClusterClient(startup_nodes=nodes, max_connections=_MAX_CONNECTIONS, **options)
+        _use_fast_cluster_connections(cluster)
         # The cluster client has the same command methods as a single-node client.
         return RedisConnection(client=cluster, url=f"cluster {cluster_seeds}", cluster=True)  # type: ignore[arg-type]
     if url:
         client = MeasuredRedis.from_url(url, max_connections=_MAX_CONNECTIONS, **options)
+        _use_fast_connections(client)
         return RedisConnection(client=client, url=url)
     server = RedisProcess(data_dir)
     server.start()
     client = MeasuredRedis(unix_socket_path=server.socket_path, max_connections=_MAX_CONNECTIONS, **options)
+    _use_fast_connections(client)
     return RedisConnection(client=client, url=f"embedded in {data_dir}", embedded=server)
+
+
+def _use_fast_connections(client: aioredis.Redis) -> None:
+    """Make the pool of a client that has not connected yet open :mod:`service.store.wire`'s connections
+    (the same kind, TCP, TLS or Unix socket, that the URL asked for)."""
+    pool = client.connection_pool
+    pool.connection_class = fast_connection_class(pool.connection_class)
+
+
+def _use_fast_cluster_connections(cluster: RedisCluster) -> None:
+    """The same for a cluster client that has not connected yet: its seed nodes and every node it finds
+    later (redis-py's cluster client takes no connection class of its own; it reads it from these)."""
+    kwargs = cluster.nodes_manager.connection_kwargs
+    kwargs["connection_class"] = fast_connection_class(kwargs["connection_class"])
+    for node in cluster.nodes_manager.startup_nodes.values():
+        node.connection_class = kwargs["connection_class"]
