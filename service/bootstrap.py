@@ -186,7 +186,12 @@ def build_app(settings: Settings) -> App:
     api_keys = ApiKeys(RedisApiKeys(redis.client, Keys(settings.key_prefix)), required=settings.require_api_key)
     bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks, api_keys)
     tournaments = Tournaments(
-        RedisTournaments(redis.client, Keys(settings.key_prefix)),
+        RedisTournaments(
+            redis.client,
+            Keys(settings.key_prefix),
+            replica_acks=settings.replica_acks,
+            replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
+        ),
         games,
         bots,
         clocks,

@@ -42,11 +42,17 @@ class RedisTournaments:
     """The tournament store (:class:`~service.store.tournament_port.TournamentStore`) on Redis, under the
     store's key prefix."""
 
-    def __init__(self, client: RedisClient, keys: Keys) -> None:
-        """``client`` must not decode responses."""
+    def __init__(
+        self, client: RedisClient, keys: Keys, *, replica_acks: int = 0, replica_ack_timeout_ms: int = 2000
+    ) -> None:
+        """``client`` must not decode responses. With ``replica_acks``, an append (a registration, a
+        scheduling step) returns only once that many replicas hold it, as a game's command does (else it
+        raises StoreUnavailableError; the append itself may have happened, and repeating it is safe)."""
         self._redis = client
         self._keys = keys
-        self._logs = RedisEventStore(client, keys.tournament_logs())
+        self._logs = RedisEventStore(
+            client, keys.tournament_logs(), replica_acks=replica_acks, replica_ack_timeout_ms=replica_ack_timeout_ms
+        )
         self._lease = client.register_script(_LEASE)
         self._release = client.register_script(_RELEASE)
 

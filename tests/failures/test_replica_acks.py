@@ -9,10 +9,15 @@ from pathlib import Path
 
 import grpc
 import pytest
+import redis
+import redis.asyncio
 
 from parlour.client import GameClient, ParlourError
 from service.bootstrap import build_app
 from service.store.embedded import RedisProcess
+from service.store.failures import StoreUnavailableError
+from service.store.keys import Keys
+from service.store.tournaments import RedisTournaments
 from tests.conftest import RedisTarget, server_settings
 from tests.e2e.helpers import seated_game
 
@@ -25,8 +30,6 @@ def _free_port() -> int:
 
 def _wait_for_replica(master: RedisProcess, key: str) -> None:
     """Write a key on the master and wait (Redis WAIT) until one replica holds it."""
-    import redis
-
     client = redis.Redis(unix_socket_path=master.socket_path)
     try:
         client.set(key, "1")
@@ -67,5 +70,31 @@ async def test_a_command_waits_for_the_replica_and_its_retry_is_safe(key_prefix:
             assert sum(1 for e in events if e.command_id == "once") == reply.version - view.version
     finally:
         await app.stop(grace=0)
+        replica.kill()
+        master.kill()
+
+
+async def test_a_tournament_step_waits_for_the_replica_too(key_prefix: str, tmp_path: Path) -> None:
+    """A tournament's log (registrations, scheduling) is acknowledged under the same rule as a game's."""
+    master = RedisProcess(tmp_path / "master", port=_free_port())
+    master.start()
+    replica = RedisProcess(tmp_path / "replica", config={"replicaof": f"127.0.0.1 {master.port}"})
+    replica.start()
+    client = redis.asyncio.Redis(unix_socket_path=master.socket_path)
+    tournaments = RedisTournaments(client, Keys(key_prefix), replica_acks=1, replica_ack_timeout_ms=300)
+    try:
+        _wait_for_replica(master, f"{key_prefix}:synced")
+        await tournaments.create("t1", b"secret", b"first", now_ms=1)
+        replica.stop()
+        with pytest.raises(StoreUnavailableError, match="same command id"):
+            await tournaments.append("t1", [b"second"], expected_version=1, now_ms=2, event_id="step")
+        replica.start()
+        _wait_for_replica(master, f"{key_prefix}:synced")
+        again = await tournaments.append("t1", [b"second"], expected_version=1, now_ms=2, event_id="step")
+        assert again.duplicate
+        assert [e.data for e in await tournaments.read("t1")] == [b"first", b"second"]
+    finally:
+        await tournaments.close()
+        await client.aclose()
         replica.kill()
         master.kill()
