@@ -11,6 +11,7 @@ import logging
 import sys
 
 import structlog
+from structlog.tracebacks import ExceptionDictTransformer
 
 __all__ = ["configure_logging", "enabled"]
 
@@ -24,6 +25,11 @@ def enabled(level: int) -> bool:
     return level >= _min_level
 
 
+#: A logged exception (``exc_info``) as a structured traceback in the JSON line: type, message and frames
+#: (file, line, function), never the frames' local variables, which may hold a game's hidden state.
+_TRACEBACKS = structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False, use_rich=False))
+
+
 def configure_logging(level: str = "info", *, json: bool = True) -> None:
     """Send structlog output to stderr as JSON (or as readable text when ``json`` is False)."""
     numeric = logging.getLevelNamesMapping().get(level.upper())
@@ -31,15 +37,15 @@ def configure_logging(level: str = "info", *, json: bool = True) -> None:
         raise ValueError(f"unknown log level {level!r}; use debug, info, warning or error")
     global _min_level  # noqa: PLW0603  (one process-wide setting, like structlog's own configuration)
     _min_level = numeric
-    renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
+    rendering: list[structlog.types.Processor] = (
+        [_TRACEBACKS, structlog.processors.JSONRenderer()] if json else [structlog.dev.ConsoleRenderer(colors=False)]
     )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
+            *rendering,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),

@@ -132,3 +132,33 @@ async def test_a_game_played_at_debug_level_logs_no_hidden_value(
     for payload in submitted:
         assert payload not in log
     assert "your hand" not in log and "hand is" not in log
+
+
+async def test_a_server_bug_is_logged_with_its_traceback_as_json_frames_without_locals(
+    app: App, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An operator reading the JSON log of a bug sees where it happened (type, message, file, line and
+    function of each frame), not a one-line repr; the frames' variables are not written (a game's hidden
+    state may be among them)."""
+    hidden_hand = "the-secret-hand"
+
+    async def broken_get_game(game_id: str) -> Any:
+        local_state = hidden_hand  # a local a traceback with locals would print
+        raise RuntimeError(f"bug while reading {len(local_state)} things")
+
+    monkeypatch.setattr(app.games, "get_game", broken_get_game)
+    configure_logging("info", json=True)
+    try:
+        async with GameClient(f"127.0.0.1:{app.grpc_port}") as client:
+            with pytest.raises(ParlourError):
+                await client.game("0123456789abcdef")
+        lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")]
+    finally:
+        with capsys.disabled():
+            configure_logging("warning", json=True)
+    failed = [line for line in lines if line.get("event") == "call failed"]
+    assert len(failed) == 1
+    (raised,) = failed[0]["exception"]
+    assert (raised["exc_type"], raised["exc_value"]) == ("RuntimeError", "bug while reading 15 things")
+    assert any(frame["name"] == "broken_get_game" and frame["lineno"] > 0 for frame in raised["frames"])
+    assert hidden_hand not in json.dumps(failed[0])
