@@ -36,9 +36,12 @@ class TournamentStore(Protocol):
         now_ms: int,
         event_id: str = "",
         final: bool = False,
+        expected_last: str = "",
     ) -> AppendResult:
         """Append ``events`` (stamped ``now_ms``) atomically if the log is at ``expected_version``, else
-        raise :class:`~service.store.port.VersionConflictError` and append nothing.
+        raise :class:`~service.store.port.VersionConflictError` and append nothing. With ``expected_last``
+        (:func:`~service.store.port.event_digest` of the event at ``expected_version``), a log whose event
+        there is another one (Redis lost writes, and another process appended since) is a conflict too.
 
         ``event_id`` (optional) makes the append idempotent: an id seen before with the same events
         returns the first append's versions with ``duplicate=True`` and appends nothing, whatever the log's

@@ -85,6 +85,7 @@ class RedisTournaments:
         now_ms: int,
         event_id: str = "",
         final: bool = False,
+        expected_last: str = "",
     ) -> AppendResult:
         """The game log's append; ``event_id`` is its command id, with the events' digest."""
         return await self._logs.append(
@@ -96,6 +97,7 @@ class RedisTournaments:
             seat=None,
             final=final,
             recorded_at_ms=now_ms,
+            expected_last=expected_last,
         )
 
     async def read(self, tournament_id: str, from_version: int = 1) -> list[StoredEvent]:

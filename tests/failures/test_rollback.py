@@ -9,6 +9,7 @@ from pathlib import Path
 
 from engines.registry import GAMES
 from parlour.client import GameClient
+from parlour.v1 import tournament_service_pb2 as tpb
 from service.bootstrap import build_app
 from service.store.embedded import RedisProcess
 from tests.conftest import RedisTarget, server_settings
@@ -68,3 +69,46 @@ async def test_games_go_on_and_verify_after_redis_loses_acknowledged_writes(
     finally:
         await stale.stop(grace=0)
         await fresh.stop(grace=0)
+
+
+async def test_a_tournament_log_that_redis_rolled_back_is_not_forked_by_a_cached_state(
+    redis_process: RedisProcess, key_prefix: str, tmp_path: Path
+) -> None:
+    """A server that cached tournament events Redis then lost, while another server appended other
+    events at their versions, must not append on its cached history: the append is refused, the cache is
+    dropped, and the next load shows the log as it is, so the scheduler can go on from it."""
+    target = RedisTarget("own", redis_process.url)
+    stale = build_app(server_settings(target, key_prefix, tmp_path / "a"))
+    fresh = build_app(server_settings(target, key_prefix, tmp_path / "b"))
+    await stale.start()
+    await fresh.start()
+    a, b = stale.tournaments, fresh.tournaments
+    assert a is not None and b is not None
+    try:
+        settings = tpb.TournamentSettings(
+            name="t", game="oldmen", table_size=3, format=tpb.TOURNAMENT_FORMAT_SWISS, rounds=1
+        )
+        tournament_id = (await a.create(settings)).tournament_id
+        redis_process.stop()
+        backup = tmp_path / "backup"
+        shutil.copytree(redis_process.data_dir, backup)
+        redis_process.start()
+        assert await a.append(tournament_id, _registered("lost"), expected_version=1)
+        assert set((await a.load(tournament_id)).bots) == {"lost"}  # cached at version 2
+        redis_process.stop()
+        shutil.rmtree(redis_process.data_dir)
+        shutil.copytree(backup, redis_process.data_dir)
+        redis_process.start()
+        assert await b.append(tournament_id, _registered("theirs"), expected_version=1)
+        assert not await a.append(tournament_id, _registered("mine"), expected_version=2)
+        assert set((await a.load(tournament_id)).bots) == {"theirs"}
+        assert await a.append(tournament_id, _registered("mine"), expected_version=2)
+        for server in (a, b):
+            assert set((await server.load(tournament_id)).bots) == {"theirs", "mine"}
+    finally:
+        await stale.stop(grace=0)
+        await fresh.stop(grace=0)
+
+
+def _registered(name: str) -> tpb.TournamentEvent:
+    return tpb.TournamentEvent(bot_registered=tpb.BotRegistered(bot_name=name))

@@ -14,7 +14,7 @@ from typing import Any, cast
 import pytest
 import redis.asyncio as aioredis
 
-from service.store.port import CommandIdReusedError, StoredEvent, VersionConflictError
+from service.store.port import CommandIdReusedError, StoredEvent, VersionConflictError, event_digest
 from service.store.tournament_port import TournamentStore
 from tests.conftest import RedisTarget, client_for
 from tests.store.adapters import tournament_store
@@ -85,6 +85,20 @@ async def test_an_append_at_a_wrong_expected_version_is_refused(tournaments: Tou
             await tournaments.append("t3", [b"late"], expected_version=wrong, now_ms=3)
         assert conflict.value.current == 3
     assert _pairs(await tournaments.read("t3", 2)) == [(2, b"e2"), (3, b"e3")]
+
+
+async def test_an_append_on_another_last_event_is_refused(tournaments: TournamentStore) -> None:
+    """With the digest of the event it was decided on, an append is refused if the log holds another
+    event at that version (Redis lost the decided-on event and another process appended since)."""
+    await tournaments.create("t7", b"s", b"e1", now_ms=1)
+    await tournaments.append("t7", [b"theirs"], expected_version=1, now_ms=2)
+    with pytest.raises(VersionConflictError):
+        await tournaments.append("t7", [b"mine"], expected_version=2, now_ms=3, expected_last=event_digest(b"lost"))
+    appended = await tournaments.append(
+        "t7", [b"mine"], expected_version=2, now_ms=3, expected_last=event_digest(b"theirs")
+    )
+    assert (appended.first, appended.last) == (3, 3)
+    assert _pairs(await tournaments.read("t7")) == [(1, b"e1"), (2, b"theirs"), (3, b"mine")]
 
 
 async def test_an_event_id_appends_its_events_once(tournaments: TournamentStore) -> None:

@@ -189,6 +189,7 @@ class Tournaments:
         self, tournament_id: str, events: list[pb.TournamentEvent], expected: int, step: str = ""
     ) -> bool:
         data = [e.SerializeToString() for e in events]
+        known = self._states.get(tournament_id)
         try:
             appended = await self._store.append(
                 tournament_id,
@@ -197,8 +198,12 @@ class Tournaments:
                 now_ms=self._now_ms(),
                 event_id=step,
                 final=is_final(events[-1]),
+                expected_last=known.last_digest if known is not None and known.version == expected else "",
             )
         except (VersionConflictError, CommandIdReusedError):
+            # The log is not what this process decided on: it moved on, or Redis lost events this
+            # process had cached (a rollback). Fold it afresh at the next load rather than trust the cache.
+            self._states.pop(tournament_id, None)
             return False
         if not appended.duplicate:
             for event in events:

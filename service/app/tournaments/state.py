@@ -10,7 +10,7 @@ from openskill.models import PlackettLuce
 
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.tournaments.log import tournament_event
-from service.store.port import StoredEvent
+from service.store.port import StoredEvent, event_digest
 
 __all__ = ["BotRecord", "Table", "TournamentState", "fold_tournament"]
 
@@ -60,6 +60,9 @@ class TournamentState:
     round_order: tuple[str, ...] = ()
     tables: dict[str, Table] = field(default_factory=dict)
     finished: set[str] = field(default_factory=set)
+    #: The digest of the last event's payload (:func:`~service.store.port.event_digest`), so that an
+    #: append made on this state is refused if the log's event at ``version`` is no longer that one.
+    last_digest: str = ""
 
     def tables_of(self, round_number: int) -> dict[int, Table]:
         """The scheduled tables of a round by index."""
@@ -161,4 +164,5 @@ def fold_tournament(
         if state is None:
             state = TournamentState(tournament_id, event.created.settings, stored.recorded_at_ms)
         state.apply(event)
+        state.last_digest = event_digest(stored.data)
     return state
