@@ -1,7 +1,8 @@
 """Applying one command: decide on the latest state, append atomically, and answer retries with the
 first outcome.
 
-The flow, for a seat already authorized: (1) a stale ``expected_version`` is refused; (2) the engine
+The flow, for a seat already authorized: (0) a command that cannot be understood is refused as malformed
+whatever the game's version; (1) a stale ``expected_version`` is refused; (2) the engine
 decides on this process's cached state; a rule error is final only if the cache was current (otherwise
 the store moved on through another server: catch up and decide again); (3) the events are appended with
 the version they were decided on, so a concurrent append by another server makes this one fail and be
@@ -94,6 +95,10 @@ async def _attempt(
     store: EventStore, states: StateCache, loaded: LoadedGame, sub: Submission, stamps: Stamps
 ) -> Outcome:
     game, game_id = sub.record.game, sub.record.game_id
+    try:
+        game.check_command(loaded.state, sub.inner)  # malformed before anything else, a stale version included
+    except GameError as error:
+        raise from_game_error(error) from error
     if sub.expected_version is not None and sub.expected_version != loaded.version:
         await states.catch_up(game_id, loaded)
         if sub.expected_version != loaded.version:

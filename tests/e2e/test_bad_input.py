@@ -116,6 +116,8 @@ async def test_malformed_commands(target: str, game: SeatedGame) -> None:
         Code.INVALID_ARGUMENT,
         "command/malformed",
     )
+    stale = _submit(game, seat, bad_card, expected_version=view.version - 1)  # malformed before stale, too
+    _expect(await _call(target, "SubmitCommand", stale, token), Code.INVALID_ARGUMENT, "command/malformed")
     assert await _version(target, game.game_id) == view.version
 
 
