@@ -279,3 +279,20 @@ def test_abilities_due_name_one_seat_each_and_come_in_its_turn() -> None:
     assert all({x.seat for x in q.effects} == {q.seat} for _, q in queued)
     first_resolved = next(i for i, e in enumerate(events) if e.WhichOneof("kind") == "effect_resolving")
     assert first_resolved < queued[1][0]
+
+
+def test_abilities_due_at_anchor_name_one_seat_each_and_come_in_its_turn() -> None:
+    """At anchor too: one EffectsQueued per seat with anchor abilities (here a hook each), naming that
+    seat, and seat 2's comes only after seat 0's hook resolved."""
+    players = {0: {"ship": (3,), "supply": supply(hook=1)}, 2: {"ship": (5,), "supply": supply(hook=1)}}
+    state, events = run(anchor(players), stop_at=None)
+    assert state.prompt is not None and state.prompt.seat == 0
+    _, later = answer(
+        state, 0, pb.LibertaliaCommand(choose_character=pb.LibertaliaChooseCharacter(seat=0, rank=3)), stop_at=None
+    )
+    events = events + later
+    queued = [(i, e.effects_queued) for i, e in enumerate(events) if e.WhichOneof("kind") == "effects_queued"]
+    assert [q.seat for _, q in queued] == [0, 2]
+    assert all(q.effects and {x.seat for x in q.effects} == {q.seat} for _, q in queued)
+    first_resolved = next(i for i, e in enumerate(events) if e.WhichOneof("kind") == "effect_resolving")
+    assert queued[0][0] < first_resolved < queued[1][0]
