@@ -1,5 +1,6 @@
 """Opening a gRPC channel to a Parlour server, in plain text or over TLS, to one address or to several
-replicas (``host:port,host:port``: see :mod:`parlour.channels`)."""
+replicas (``host:port,host:port``: see :mod:`parlour.channels`), and the API key a client sends with its
+calls (``x-parlour-api-key``; a server run with ``--require-api-key`` wants one)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,23 @@ import grpc
 
 from parlour.channels import replicas_target
 
-__all__ = ["Tls", "add_tls_arguments", "open_channel", "tls_of"]
+__all__ = [
+    "API_KEY_ENV",
+    "API_KEY_HEADER",
+    "Tls",
+    "add_api_key_argument",
+    "add_tls_arguments",
+    "api_key_metadata",
+    "api_key_of",
+    "api_key_or_env",
+    "open_channel",
+    "tls_of",
+]
+
+#: The metadata entry (over REST, the HTTP header) an API key travels in.
+API_KEY_HEADER = "x-parlour-api-key"
+#: The environment variable a client takes its API key from when none is given.
+API_KEY_ENV = "PARLOUR_API_KEY"
 
 
 @dataclass(frozen=True)
@@ -59,3 +76,31 @@ def tls_of(args: argparse.Namespace) -> Tls | None:
     if ca_file or getattr(args, "tls", False):
         return Tls(ca_file)
     return None
+
+
+def api_key_or_env(api_key: str | None) -> str:
+    """``api_key`` when given, else the ``PARLOUR_API_KEY`` environment variable ("" for no key);
+    surrounding whitespace (a key read from a file) is dropped."""
+    return (os.environ.get(API_KEY_ENV, "") if api_key is None else api_key).strip()
+
+
+def api_key_metadata(api_key: str) -> list[tuple[str, str]]:
+    """The call metadata that sends ``api_key`` as ``x-parlour-api-key`` (none for "")."""
+    return [(API_KEY_HEADER, api_key)] if api_key else []
+
+
+def add_api_key_argument(parser: argparse.ArgumentParser) -> None:
+    """``--api-key`` (default from PARLOUR_API_KEY)."""
+    parser.add_argument(
+        "--api-key",
+        metavar="KEY",
+        default=os.environ.get(API_KEY_ENV),
+        help="the API key the server's admin issued you, sent with every call as x-parlour-api-key (or "
+        f"{API_KEY_ENV}); a server run with --require-api-key wants one to create games, claim seats and "
+        "register a new bot name",
+    )
+
+
+def api_key_of(args: argparse.Namespace) -> str:
+    """The API key of parsed ``--api-key`` arguments ("" for none)."""
+    return api_key_or_env(getattr(args, "api_key", None) or "")

@@ -1,4 +1,4 @@
-"""An asyncio client for a Parlour server's GameService, with seat tokens and readable errors."""
+"""An asyncio client for a Parlour server's GameService, with seat tokens, an API key and readable errors."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 
-from parlour.channel import Tls, open_channel
+from parlour.channel import Tls, api_key_metadata, api_key_or_env, open_channel
 from parlour.channels import RETRIES
 from parlour.v1 import clock_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 
@@ -52,11 +52,17 @@ _NOT_RETRIED = frozenset({"ClaimSeat"})
 class GameClient:
     """One connection to a server, or to several replicas: ``GameClient("a:50051,b:50051")`` spreads the
     calls over them (round robin) and sends a call that failed with UNAVAILABLE again, on the next
-    replica, with the same command id (see :mod:`parlour.channels`). Use ``async with``."""
+    replica, with the same command id (see :mod:`parlour.channels`). Use ``async with``.
 
-    def __init__(self, target: str, *, tls: Tls | None = None) -> None:
-        """Connect to ``target`` ("host:port"), over TLS with ``tls``."""
+    Every call carries the client's API key, when it has one, as ``x-parlour-api-key``: a server run with
+    ``--require-api-key`` wants one to create games and claim seats, and any server refuses a key it did
+    not issue or has revoked (``auth/bad_api_key``)."""
+
+    def __init__(self, target: str, *, tls: Tls | None = None, api_key: str | None = None) -> None:
+        """Connect to ``target`` ("host:port"), over TLS with ``tls``. ``api_key`` is sent with every call;
+        when it is None the ``PARLOUR_API_KEY`` environment variable is used, if set ("" sends no key)."""
         self.target = target
+        self._api_key = api_key_metadata(api_key_or_env(api_key))
         self._channel = open_channel(target, tls)
         self._stub = game_service_pb2_grpc.GameServiceStub(self._channel)
 
@@ -70,11 +76,14 @@ class GameClient:
         """Close the channel."""
         await self._channel.close()
 
+    def _metadata(self, token: str | None) -> list[tuple[str, str]]:
+        return [*self._api_key, *_auth(token)]
+
     async def _call(self, method: str, request: Any, token: str | None = None) -> Any:
         retries = 0 if method in _NOT_RETRIED else RETRIES
         for attempt in range(retries + 1):
             try:
-                return await getattr(self._stub, method)(request, metadata=_auth(token))
+                return await getattr(self._stub, method)(request, metadata=self._metadata(token))
             except grpc.aio.AioRpcError as error:
                 if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == retries:
                     raise ParlourError.from_rpc(error) from None
@@ -169,7 +178,7 @@ class GameClient:
             request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=version)
             if seat is not None:
                 request.seat = seat
-            call = self._stub.WatchGame(request, metadata=_auth(token))
+            call = self._stub.WatchGame(request, metadata=self._metadata(token))
             try:
                 async for response in call:
                     failures = 0

@@ -3,7 +3,9 @@
 ``run_bot`` connects, says hello, and answers every Turn with the bot's choice (one :class:`Bot` per
 game, made by ``make``). When the connection drops it connects again (with backoff) and the server sends
 the open assignments and turns again, so the bot continues its games. It returns when ``stop`` is set or,
-with ``max_games``, once that many of its games have ended.
+with ``max_games``, once that many of its games have ended. The stream carries the API key, when there is
+one, as ``x-parlour-api-key`` (a server run with ``--require-api-key`` registers a new bot name only for a
+caller with a key).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from parlour.bots.base import Bot
-from parlour.channel import Tls, open_channel
+from parlour.channel import Tls, api_key_metadata, api_key_or_env, open_channel
 from parlour.client import ParlourError
 from parlour.v1 import bot_service_pb2 as pb
 from parlour.v1 import bot_service_pb2_grpc as pb_grpc
@@ -50,17 +52,21 @@ async def run_bot(
     max_games: int | None = None,
     retry_seconds: float = 0.2,
     tls: Tls | None = None,
+    api_key: str | None = None,
 ) -> BotRun:
     """Play as bot ``name`` on the server at ``target`` (over TLS with ``tls``) until stopped (see the
-    module docstring). ``make`` gets a game name and returns the bot for one game. Raises ParlourError
-    when the server refuses the bot (a wrong key, a bad name)."""
+    module docstring). ``make`` gets a game name and returns the bot for one game. ``api_key`` is sent
+    with every connection; when it is None the ``PARLOUR_API_KEY`` environment variable is used, if set
+    ("" sends no key). Raises ParlourError when the server refuses the bot (a wrong bot key, a bad name, a
+    missing or unknown API key)."""
+    metadata = api_key_metadata(api_key_or_env(api_key))
     run = BotRun()
     stop = stop or asyncio.Event()
     delay = retry_seconds
     while not stop.is_set() and not _done(run, max_games):
         try:
             hello = pb.Hello(bot_name=name, bot_key=key, games=list(games))
-            await _connect(target, hello, make, run, stop, max_games, tls)
+            await _connect(target, hello, make, run, stop, max_games, tls, metadata)
             delay = retry_seconds
         except grpc.aio.AioRpcError as error:
             if error.code() in _FATAL:
@@ -85,10 +91,11 @@ async def _connect(  # noqa: PLR0917 - private; one call site
     stop: asyncio.Event,
     max_games: int | None,
     tls: Tls | None,
+    metadata: list[tuple[str, str]],
 ) -> None:
     """One connection: hello, then answer turns until the stream ends or the bot is done."""
     async with open_channel(target, tls) as channel:
-        call = pb_grpc.BotServiceStub(channel).Connect()
+        call = pb_grpc.BotServiceStub(channel).Connect(metadata=metadata)
         await call.write(pb.ConnectRequest(hello=hello))
         run.connections += 1
         bots: dict[str, Bot] = {}
