@@ -1,8 +1,10 @@
-"""An asyncio client for a Parlour server's GameService, with seat tokens, an API key and readable errors."""
+"""Asyncio clients for a Parlour server: :class:`GameClient` (GameService, with seat tokens and an API key)
+and :class:`AdminClient` (AdminService, with the admin key), both with readable errors."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -11,9 +13,19 @@ import grpc
 
 from parlour.channel import Tls, api_key_metadata, api_key_or_env, open_channel
 from parlour.channels import RETRIES
-from parlour.v1 import clock_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
+from parlour.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    clock_pb2,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+)
 
-__all__ = ["GameClient", "ParlourError"]
+__all__ = ["ADMIN_KEY_ENV", "AdminClient", "GameClient", "ParlourError"]
+
+#: The environment variable :class:`AdminClient` takes the admin key from when none is given.
+ADMIN_KEY_ENV = "PARLOUR_ADMIN_KEY"
 
 _REASON_KEY = "parlour-error-reason"
 _BACKOFF_S = 0.1
@@ -218,3 +230,58 @@ class GameClient:
         )
         response: game_service_pb2.ListGamesResponse = await self._call("ListGames", request)
         return response
+
+
+class AdminClient:
+    """The server's AdminService: API keys, bot names and seat tokens. Every call carries the server's
+    admin key as ``x-parlour-admin-key`` (the key ``parlour serve --admin-key`` was given); a wrong one is
+    ``auth/bad_admin_key``. Calls are not sent again after a failure. Use ``async with``."""
+
+    def __init__(self, target: str, *, admin_key: str | None = None, tls: Tls | None = None) -> None:
+        """Connect to ``target`` ("host:port"), over TLS with ``tls``. ``admin_key`` defaults to the
+        ``PARLOUR_ADMIN_KEY`` environment variable; raises ValueError when there is none."""
+        key = (os.environ.get(ADMIN_KEY_ENV, "") if admin_key is None else admin_key).strip()
+        if not key:
+            raise ValueError(f"the admin calls need the server's admin key: give admin_key or set {ADMIN_KEY_ENV}")
+        self.target = target
+        self._metadata = [("x-parlour-admin-key", key)]
+        self._channel = open_channel(target, tls)
+        self._stub = admin_service_pb2_grpc.AdminServiceStub(self._channel)
+
+    async def __aenter__(self) -> AdminClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self._channel.close()
+
+    async def _call(self, method: str, request: Any) -> Any:
+        try:
+            return await getattr(self._stub, method)(request, metadata=self._metadata)
+        except grpc.aio.AioRpcError as error:
+            raise ParlourError.from_rpc(error) from None
+
+    async def create_api_key(self, name: str) -> str:
+        """A new API key named ``name`` (who it is for); the key is shown only in this reply."""
+        reply = await self._call("CreateApiKey", admin_service_pb2.CreateApiKeyRequest(name=name))
+        return str(reply.api_key)
+
+    async def api_keys(self) -> list[str]:
+        """The names of the API keys, sorted."""
+        reply = await self._call("ListApiKeys", admin_service_pb2.ListApiKeysRequest())
+        return list(reply.names)
+
+    async def revoke_api_key(self, name: str) -> None:
+        """Revoke the API key named ``name`` at once."""
+        await self._call("RevokeApiKey", admin_service_pb2.RevokeApiKeyRequest(name=name))
+
+    async def release_bot_name(self, bot_name: str) -> None:
+        """Forget bot ``bot_name``'s key: the next bot to connect with that name registers it anew."""
+        await self._call("ReleaseBotName", admin_service_pb2.ReleaseBotNameRequest(bot_name=bot_name))
+
+    async def revoke_seat_token(self, game_id: str, seat: int) -> None:
+        """Revoke the token of ``seat`` in game ``game_id`` (the seat stays taken; its clock plays it)."""
+        await self._call("RevokeSeatToken", admin_service_pb2.RevokeSeatTokenRequest(game_id=game_id, seat=seat))
