@@ -7,7 +7,8 @@ import os
 import sys
 
 from parlour.bots import Bot, make_bot
-from parlour.channel import tls_of
+from parlour.channel import api_key_of, tls_of
+from parlour.cli.common import fail
 from parlour.client import GameClient, ParlourError
 from parlour.play import play_seat
 from parlour.runner import run_bot
@@ -65,11 +66,17 @@ async def _run(args: argparse.Namespace) -> int:
     print(f"bot {args.name} ({args.strategy}) connecting to {args.server}", flush=True)
     try:
         run = await run_bot(
-            args.server, args.name, args.key, make, games=tuple(args.game), max_games=args.games, tls=tls_of(args)
+            args.server,
+            args.name,
+            args.key,
+            make,
+            games=tuple(args.game),
+            max_games=args.games,
+            tls=tls_of(args),
+            api_key=api_key_of(args),
         )
     except ParlourError as error:
-        print(f"parlour bot: {error}", file=sys.stderr)
-        return 1
+        return fail("parlour bot", error)
     print(f"bot {args.name}: {len(run.ended)} games ended, {run.moves} moves, {run.connections} connections")
     return 0
 
@@ -77,7 +84,7 @@ async def _run(args: argparse.Namespace) -> int:
 async def _join(args: argparse.Namespace) -> int:
     """Claim a seat of game ``--join`` and play it with the strategy until the game is over."""
     try:
-        async with GameClient(args.server, tls=tls_of(args)) as client:
+        async with GameClient(args.server, tls=tls_of(args), api_key=api_key_of(args)) as client:
             summary = await client.game(args.join)
             try:
                 bot = make_bot(args.strategy, summary.game, seed=args.seed)
@@ -88,8 +95,7 @@ async def _join(args: argparse.Namespace) -> int:
             print(f"bot {args.name} ({args.strategy}) plays seat {seat} of game {args.join}", flush=True)
             final = await play_seat(client, args.join, seat, token, bot)
     except ParlourError as error:
-        print(f"parlour bot: {error}", file=sys.stderr)
-        return 1
+        return fail("parlour bot", error)
     ranks = ", ".join(f"{r.rank}. {r.player_name} {r.score}" for r in final.results)
     print(f"game {args.join} is over: {ranks}")
     return 0

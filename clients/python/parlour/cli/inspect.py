@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from datetime import UTC, datetime
 
 from google.protobuf import json_format, text_format
 
-from parlour.channel import tls_of
+from parlour.channel import api_key_of, tls_of
+from parlour.cli.common import fail
 from parlour.client import GameClient, ParlourError
 from parlour.v1 import game_pb2
 
@@ -55,7 +55,7 @@ def _event_line(event: game_pb2.Event, as_json: bool) -> str:
 
 async def _events(args: argparse.Namespace) -> int:
     try:
-        async with GameClient(args.server, tls=tls_of(args)) as client:
+        async with GameClient(args.server, tls=tls_of(args), api_key=api_key_of(args)) as client:
             source = (
                 client.watch(args.game_id, args.from_version, args.seat, args.token)
                 if args.follow
@@ -64,18 +64,16 @@ async def _events(args: argparse.Namespace) -> int:
             async for event in source:
                 print(_event_line(event, args.json), flush=True)
     except ParlourError as error:
-        print(f"parlour events: {error}", file=sys.stderr)
-        return 1
+        return fail("parlour events", error)
     return 0
 
 
 async def _view(args: argparse.Namespace) -> int:
     try:
-        async with GameClient(args.server, tls=tls_of(args)) as client:
+        async with GameClient(args.server, tls=tls_of(args), api_key=api_key_of(args)) as client:
             view = await client.view(args.game_id, args.seat, args.token)
     except ParlourError as error:
-        print(f"parlour view: {error}", file=sys.stderr)
-        return 1
+        return fail("parlour view", error)
     print(json_format.MessageToJson(view) if args.json else text_format.MessageToString(view))
     return 0
 
@@ -83,11 +81,10 @@ async def _view(args: argparse.Namespace) -> int:
 async def _games(args: argparse.Namespace) -> int:
     status = {"running": game_pb2.GAME_STATUS_RUNNING, "finished": game_pb2.GAME_STATUS_FINISHED}.get(args.status, 0)
     try:
-        async with GameClient(args.server, tls=tls_of(args)) as client:
+        async with GameClient(args.server, tls=tls_of(args), api_key=api_key_of(args)) as client:
             page = await client.list_games(args.game, status, args.limit)
     except ParlourError as error:
-        print(f"parlour games: {error}", file=sys.stderr)
-        return 1
+        return fail("parlour games", error)
     for game in page.games:
         created = datetime.fromtimestamp(game.created_at.seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
         state = game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower()

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
-from parlour.channel import add_tls_arguments
+from parlour.channel import add_api_key_argument, add_tls_arguments
 from parlour.cli import bot, inspect, play, replay, tournament
 
 __all__ = ["main"]
@@ -25,14 +25,17 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser with every sub-command, including installed plugins."""
     parser = argparse.ArgumentParser(prog="parlour", description="Play, watch and inspect Parlour games.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    server = argparse.ArgumentParser(add_help=False)
-    server.add_argument(
+    connection = argparse.ArgumentParser(add_help=False)
+    connection.add_argument(
         "--server",
         default=os.environ.get("PARLOUR_SERVER", DEFAULT_SERVER),
         help="gRPC address of the server, or of several replicas as host:port,host:port (calls are spread "
         f"over them and retried on another when one is unavailable; default $PARLOUR_SERVER or {DEFAULT_SERVER})",
     )
-    add_tls_arguments(server)
+    add_tls_arguments(connection)
+    # Every command that talks to the server sends the API key.
+    server = argparse.ArgumentParser(add_help=False, parents=[connection])
+    add_api_key_argument(server)
     play.register(commands, server)
     inspect.register(commands, server)
     bot.register(commands, server)

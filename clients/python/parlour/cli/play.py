@@ -7,7 +7,8 @@ import asyncio
 import sys
 
 from parlour.bots import make_bot
-from parlour.channel import tls_of
+from parlour.channel import api_key_of, tls_of
+from parlour.cli.common import fail
 from parlour.client import GameClient, ParlourError
 from parlour.play import play_seat
 
@@ -54,7 +55,7 @@ async def _run(args: argparse.Namespace) -> int:
         return 2
     seed = args.seed.encode() if args.seed else None
     try:
-        async with GameClient(args.server, tls=tls_of(args)) as client:
+        async with GameClient(args.server, tls=tls_of(args), api_key=api_key_of(args)) as client:
             summary = await client.create_game(args.game, len(bots), options, seed)
             game_id = summary.game_id
             seats = [await client.claim_seat(game_id, f"{s}-{i}", seat=i) for i, s in enumerate(strategies)]
@@ -63,8 +64,7 @@ async def _run(args: argparse.Namespace) -> int:
             )
             final = await client.game(game_id)
     except ParlourError as error:
-        print(f"parlour play: {error}", file=sys.stderr)
-        return 1
+        return fail("parlour play", error)
     print(f"game {game_id} ({args.game}, {len(bots)} seats) is over")
     print(f"{'rank':>4}  {'seat':>4}  {'score':>5}  player")
     for result in final.results:

@@ -18,7 +18,8 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from parlour.channel import open_channel, tls_of
+from parlour.channel import api_key_metadata, api_key_of, open_channel, tls_of
+from parlour.cli.common import explain
 from parlour.client import ParlourError
 from parlour.render import render_view
 from parlour.v1 import replay_service_pb2, replay_service_pb2_grpc
@@ -84,9 +85,9 @@ async def _call(args: argparse.Namespace, method: str, request: Message, reply_t
     channel, stub = _stub(args)
     async with channel:
         try:
-            reply = await getattr(stub, method)(request)
+            reply = await getattr(stub, method)(request, metadata=api_key_metadata(api_key_of(args)))
         except grpc.aio.AioRpcError as error:
-            print(f"parlour replay {args.action}: {ParlourError.from_rpc(error)}", file=sys.stderr)
+            print(f"parlour replay {args.action}: {explain(ParlourError.from_rpc(error))}", file=sys.stderr)
             return None
     assert isinstance(reply, reply_type)
     return reply

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
 
 import grpc
 
-from parlour.channel import open_channel, tls_of
+from parlour.channel import api_key_metadata, api_key_of, open_channel, tls_of
+from parlour.cli.common import fail
 from parlour.client import ParlourError
 from parlour.v1 import clock_pb2
 from parlour.v1 import tournament_service_pb2 as pb
@@ -70,7 +70,7 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
 
 
 async def _call(args: argparse.Namespace, method: str, request: Any, admin_key: str | None = None) -> Any:
-    metadata = [("x-parlour-admin-key", admin_key)] if admin_key else []
+    metadata = api_key_metadata(api_key_of(args)) + ([("x-parlour-admin-key", admin_key)] if admin_key else [])
     async with open_channel(args.server, tls_of(args)) as channel:
         try:
             return await getattr(pb_grpc.TournamentServiceStub(channel), method)(request, metadata=metadata)
@@ -78,9 +78,8 @@ async def _call(args: argparse.Namespace, method: str, request: Any, admin_key: 
             raise ParlourError.from_rpc(error) from None
 
 
-def _fail(error: Exception) -> int:
-    print(f"parlour tournament: {error}", file=sys.stderr)
-    return 1
+def _fail(error: ParlourError) -> int:
+    return fail("parlour tournament", error)
 
 
 async def _create(args: argparse.Namespace) -> int:
@@ -166,7 +165,8 @@ async def _watch(args: argparse.Namespace) -> int:
     last: pb.WatchTournamentResponse | None = None
     async with open_channel(args.server, tls_of(args)) as channel:
         try:
-            async for reply in pb_grpc.TournamentServiceStub(channel).WatchTournament(request):
+            stub = pb_grpc.TournamentServiceStub(channel)
+            async for reply in stub.WatchTournament(request, metadata=api_key_metadata(api_key_of(args))):
                 last = reply
                 display.update(reply)
         except grpc.aio.AioRpcError as error:
