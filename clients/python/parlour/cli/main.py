@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 
 from parlour.channel import add_api_key_argument, add_tls_arguments
-from parlour.cli import bot, inspect, play, replay, tournament
+from parlour.cli import admin, bot, inspect, play, replay, tournament
 
 __all__ = ["main"]
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"over them and retried on another when one is unavailable; default $PARLOUR_SERVER or {DEFAULT_SERVER})",
     )
     add_tls_arguments(connection)
-    # Every command that talks to the server sends the API key.
+    # Every command that talks to the server as a client sends the API key; `parlour admin` sends the admin key.
     server = argparse.ArgumentParser(add_help=False, parents=[connection])
     add_api_key_argument(server)
     play.register(commands, server)
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.register(commands, server)
     tournament.register(commands, server)
     replay.register(commands, server)
+    admin.register(commands, connection)
     for plugin in entry_points(group="parlour.commands"):
         plugin.load()(commands)
     return parser
