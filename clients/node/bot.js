@@ -9,8 +9,10 @@
 // and command id (never applied twice).
 //
 // Usage: node bot.js --server localhost:50051[,localhost:50052] --name node-bot --key <16+ chars> [--games N]
-//        [--tls] [--ca-file PEM]
-// (--tls connects over TLS trusting the system's certificates, --ca-file those of a PEM file.)
+//        [--tls] [--ca-file PEM] [--api-key KEY]
+// (--tls connects over TLS trusting the system's certificates, --ca-file those of a PEM file. --api-key, or
+// PARLOUR_API_KEY, is sent as the metadata entry x-parlour-api-key: a server run with --require-api-key
+// registers a new bot name only for a caller with an API key its admin issued.)
 'use strict';
 
 const path = require('node:path');
@@ -40,9 +42,12 @@ function parseArgs(argv) {
   args['ca-file'] = args['ca-file'] || process.env.PARLOUR_CA_FILE;
   args.tls = Boolean(args.tls || args['ca-file'] || process.env.PARLOUR_TLS === '1');
   args.key = args.key || process.env.PARLOUR_BOT_KEY;
+  args['api-key'] = (args['api-key'] || process.env.PARLOUR_API_KEY || '').trim();
   args.games = Number(args.games || 0);
   if (!args.name || !args.key) {
-    console.error('usage: node bot.js --server HOST:PORT --name NAME --key KEY [--games N] [--tls] [--ca-file PEM]');
+    console.error(
+      'usage: node bot.js --server HOST:PORT --name NAME --key KEY [--games N] [--tls] [--ca-file PEM] [--api-key KEY]',
+    );
     process.exit(2);
   }
   return args;
@@ -81,6 +86,25 @@ async function channelFor(server) {
   return { target: `ipv4:${resolved.join(',')}`, options: { 'grpc.service_config': config } };
 }
 
+// The call metadata: the API key, when there is one, as x-parlour-api-key.
+function metadataFor(args) {
+  const metadata = new grpc.Metadata();
+  if (args['api-key']) metadata.set('x-parlour-api-key', args['api-key']);
+  return metadata;
+}
+
+// What to do about a refusal that --api-key fixes (reason from the trailing metadata), else ''.
+function hintFor(error) {
+  const reason = (error.metadata && error.metadata.get('parlour-error-reason')[0]) || '';
+  if (reason === 'auth/missing_api_key') {
+    return ' Give the API key the server\'s admin issued you with --api-key KEY or PARLOUR_API_KEY.';
+  }
+  if (reason === 'auth/bad_api_key') {
+    return ' The key given with --api-key (or PARLOUR_API_KEY) is not one this server knows: ask its admin for a new one.';
+  }
+  return '';
+}
+
 // The move for a turn: the one sent before for the same game, seat and version, or a new random one.
 function moveFor(turn, state) {
   const key = `${turn.game_id}|${turn.seat}|${turn.view.version}`;
@@ -105,7 +129,7 @@ function moveFor(turn, state) {
 function connect(BotService, args, state, channel) {
   return new Promise((resolve) => {
     const client = new BotService(channel.target, credentials(args), channel.options);
-    const call = client.Connect();
+    const call = client.Connect(metadataFor(args));
     let closed = false;
     const finish = () => {
       if (closed) return;
@@ -129,8 +153,9 @@ function connect(BotService, args, state, channel) {
       }
     });
     call.on('error', (error) => {
-      if (error.code === grpc.status.PERMISSION_DENIED || error.code === grpc.status.INVALID_ARGUMENT) {
-        console.error(`node bot refused: ${error.details}`);
+      const fatal = [grpc.status.PERMISSION_DENIED, grpc.status.INVALID_ARGUMENT, grpc.status.UNAUTHENTICATED];
+      if (fatal.includes(error.code)) {
+        console.error(`node bot refused: ${error.details}.${hintFor(error)}`);
         process.exit(1);
       }
       finish();
