@@ -21,6 +21,7 @@ from engines.oldmen import OLDMEN
 from parlour.v1 import game_service_pb2 as pb
 from service.api import request_ids
 from service.bootstrap import App
+from service.store import wire
 from tests.e2e.helpers import auth, stub
 
 SEATS = 4
@@ -30,7 +31,14 @@ SEATS = 4
 def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """Requests sent to Redis, by the request id of the call that sent them."""
     sent: Counter[str] = Counter()
-    original = AbstractConnection.send_packed_command
+    for connection_class in (AbstractConnection, wire._FastCommands):  # redis-py's send, and the server's own
+        monkeypatch.setattr(connection_class, "send_packed_command", _counting(connection_class, sent))
+    yield sent
+
+
+def _counting(connection_class: type[AbstractConnection], sent: Counter[str]) -> Any:
+    """``connection_class``'s own send, counting each call by the request id of the call that makes it."""
+    original = connection_class.send_packed_command
 
     async def counting(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
         request_id = request_ids._CURRENT.get()
@@ -38,8 +46,7 @@ def round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
             sent[request_id] += 1
         await original(self, command, check_health)
 
-    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
-    yield sent
+    return counting
 
 
 async def test_a_command_makes_one_redis_round_trip(app: App, target: str, round_trips: Counter[str]) -> None:
