@@ -1,5 +1,6 @@
 """Redis key names. A game's keys share the hash tag ``{g:<id>}`` so they live in one Cluster slot; so do a
-tournament's (under their own prefix, see :meth:`Keys.tournament_logs`)."""
+tournament's (under their own prefix, see :meth:`Keys.tournament_logs`), a bot's (``{b:<name>}``) and the
+two hashes of API keys (``{apikeys}``)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,21 @@ class Keys:
     def assigned_seats(self, name: str) -> str:
         """The ``<game>:<seat>`` members of a bot's assignments, so a seat is given to a bot at most once."""
         return f"{self.prefix}:{{b:{name}}}:seats"
+
+    def api_keys_by_name(self) -> str:
+        """The API keys by name (hash: name -> key hash). Not per key: it and :meth:`api_keys_by_hash` share
+        the hash tag ``{apikeys}`` on purpose, so one Cluster slot holds both and one script writes both when
+        a key is made or revoked; only the admin writes them, and a call that sends a key reads one field."""
+        return f"{self.prefix}:{{apikeys}}:by_name"
+
+    def api_keys_by_hash(self) -> str:
+        """The API keys by key hash (hash: key hash -> name), in the slot of :meth:`api_keys_by_name`."""
+        return f"{self.prefix}:{{apikeys}}:by_hash"
+
+    def old_api_keys(self) -> tuple[str, str]:
+        """The names the API keys had before they shared a hash tag (by name, by hash; two slots, so they
+        only ever worked on a single Redis): never written now, only emptied into the new ones."""
+        return f"{self.prefix}:apikeys:by_name", f"{self.prefix}:apikeys:by_hash"
 
     def tournament_logs(self) -> Keys:
         """The key names of tournament logs: a game log's names (the stream ``log``, the hash ``meta`` with

@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 import redis.asyncio as aioredis
 
+from service.store.api_key_port import ApiKeyStore
+from service.store.api_keys import RedisApiKeys
 from service.store.bot_port import BotStore
 from service.store.bots import RedisBots
 from service.store.clock_port import ClockStore
@@ -22,7 +24,7 @@ from service.store.redis_store import RedisEventStore
 from service.store.tournament_port import TournamentStore
 from service.store.tournaments import RedisTournaments
 
-__all__ = ["bot_store", "clock_store", "event_store", "tournament_store"]
+__all__ = ["api_key_store", "bot_store", "clock_store", "event_store", "tournament_store"]
 
 _clock = itertools.count(1_000_000)
 
@@ -40,6 +42,11 @@ def clock_store(client: aioredis.Redis, prefix: str) -> ClockStore:
 def bot_store(client: aioredis.Redis, prefix: str) -> BotStore:
     """The bot store on ``client`` under ``prefix``."""
     return RedisBots(client, Keys(prefix))
+
+
+def api_key_store(client: aioredis.Redis, prefix: str) -> ApiKeyStore:
+    """The API-key store on ``client`` under ``prefix``."""
+    return RedisApiKeys(client, Keys(prefix))
 
 
 def tournament_store(client: aioredis.Redis, prefix: str) -> TournamentStore:
