@@ -1,5 +1,5 @@
 """API keys for a private server (`--require-api-key`, keys made by the admin), bot names that cannot be
-squatted, and seat tokens the admin can revoke."""
+squatted, and seat tokens the admin can revoke. What uses API keys runs on a Redis Cluster too."""
 
 from __future__ import annotations
 
@@ -15,13 +15,16 @@ from parlour.v1 import admin_service_pb2_grpc as admin_grpc
 from parlour.v1 import bot_service_pb2 as bot_pb
 from parlour.v1 import bot_service_pb2_grpc as bot_grpc
 from parlour.v1 import game_service_pb2 as pb
+from service.app.tokens import hash_token
 from service.bootstrap import App, build_app
-from tests.conftest import RedisTarget, delete_prefix, server_settings
+from tests.conftest import RedisTarget, client_for, delete_prefix, server_settings, targets
 from tests.e2e.helpers import stub
 
 ADMIN_KEY = "keys-admin-key-0123456789"
 ADMIN = [("x-parlour-admin-key", ADMIN_KEY)]
 Code = grpc.StatusCode
+#: For the tests of what API keys do: on every single-Redis target and on a Redis Cluster.
+ALSO_ON_A_CLUSTER = pytest.mark.parametrize("redis_target", [*targets(), "cluster"], indirect=True)
 
 
 @pytest.fixture
@@ -54,6 +57,7 @@ async def _new_key(channel: grpc.aio.Channel, name: str) -> list[tuple[str, str]
     return [("x-parlour-api-key", reply.api_key)]
 
 
+@ALSO_ON_A_CLUSTER
 async def test_a_private_server_creates_games_and_seats_only_for_keys_it_issued(keyed_app: App) -> None:
     """Without a key CreateGame and ClaimSeat are UNAUTHENTICATED (auth/missing_api_key); a made-up key is
     auth/bad_api_key; the admin's key works until the admin revokes it; reading needs no key."""
@@ -83,6 +87,26 @@ async def test_a_private_server_creates_games_and_seats_only_for_keys_it_issued(
         assert _reason(await _refused(games.CreateGame(create, metadata=alice))) == "auth/bad_api_key"
 
 
+async def test_a_key_an_earlier_version_stored_still_authenticates(
+    keyed_app: App, redis_target: RedisTarget, key_prefix: str
+) -> None:
+    """A key kept under the API-key names of earlier versions (single Redis only) creates games after the
+    upgrade, is listed, and is revoked."""
+    key = "pk_made-by-an-earlier-version"
+    client = client_for(redis_target.url)
+    await client.hset(f"{key_prefix}:apikeys:by_name", "veteran", hash_token(key))
+    await client.hset(f"{key_prefix}:apikeys:by_hash", hash_token(key), "veteran")
+    await client.aclose()
+    channel, games = stub(f"127.0.0.1:{keyed_app.grpc_port}")
+    async with channel:
+        create, veteran = pb.CreateGameRequest(game="oldmen", seats=3), [("x-parlour-api-key", key)]
+        await games.CreateGame(create, metadata=veteran)
+        admin = admin_grpc.AdminServiceStub(channel)
+        assert list((await admin.ListApiKeys(admin_pb.ListApiKeysRequest(), metadata=ADMIN)).names) == ["veteran"]
+        await admin.RevokeApiKey(admin_pb.RevokeApiKeyRequest(name="veteran"), metadata=ADMIN)
+        assert _reason(await _refused(games.CreateGame(create, metadata=veteran))) == "auth/bad_api_key"
+
+
 async def _hello(channel: grpc.aio.Channel, name: str, bot_key: str, metadata: Any = None) -> bot_pb.ConnectResponse:
     call = bot_grpc.BotServiceStub(channel).Connect(metadata=metadata)
     await call.write(bot_pb.ConnectRequest(hello=bot_pb.Hello(bot_name=name, bot_key=bot_key)))
@@ -92,6 +116,7 @@ async def _hello(channel: grpc.aio.Channel, name: str, bot_key: str, metadata: A
     return reply
 
 
+@ALSO_ON_A_CLUSTER
 async def test_a_bot_name_is_registered_only_with_a_key_and_released_only_by_the_admin(keyed_app: App) -> None:
     """A new bot name without an API key is refused; with one it is registered and no one else's bot key
     takes it; after the admin releases it, another bot key registers it."""
@@ -133,6 +158,7 @@ async def test_the_admin_revokes_a_seat_token(keyed_app: App) -> None:
         assert _reason(error) == "seat/taken"
 
 
+@ALSO_ON_A_CLUSTER
 @pytest.mark.parametrize("keyed_app", [{"rate_create_games": "2/minute"}], indirect=True)
 async def test_quotas_follow_the_api_key_not_the_address(keyed_app: App) -> None:
     """Two clients with keys on one address each get their own quota of games; without a key the address's
