@@ -40,11 +40,16 @@ class Keys:
         return f"{self.prefix}:{{g:{game_id}}}:clock"
 
     def deadlines(self) -> str:
-        """A sorted set of ``<game>|<seat>|<version>`` by due time (ms) of every running clock."""
+        """A sorted set of ``<game>|<seat>|<version>`` by due time (ms) of every running clock. Not per game:
+        one key (one Cluster slot) on purpose, since every server process polls it for the earliest deadlines
+        of all games and claims them in one script; each turn of a clocked game adds one member per pending
+        seat (removed once it came due and was dealt with), so this slot's node carries every clocked turn."""
         return f"{self.prefix}:clocks:due"
 
     def clocked_games(self) -> str:
-        """A set of the ids of clocked games that are not known to be over (the clocks' sweep checks them)."""
+        """A set of the ids of clocked games that are not known to be over (the clocks' sweep checks them).
+        Not per game: one key (one Cluster slot) on purpose, read whole by each process's sweep; a game is
+        added when its clock is made and removed when it ends."""
         return f"{self.prefix}:clocks:games"
 
     def bot(self, name: str) -> str:
