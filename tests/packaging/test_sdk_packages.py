@@ -162,12 +162,30 @@ async def test_the_protocol_wheel_alone_gives_the_wire_contract_and_runs_the_eng
     assert found["dists"] == {"parlour-protocol": wheels.protocol.as_uri()}
     assert found["namespace"]
     await _run(python, "-c", "import parlour.v1.game_pb2, parlour.v1.game_service_pb2_grpc", cwd=tmp_path)
+    # The compiled files with their comments, which reflection and the OpenAPI descriptions are made from.
+    commented = await _run(python, "-c", _COMMENTED_DESCRIPTORS, cwd=tmp_path)
+    assert "game_service.proto" in commented and "SubmitCommand" in commented
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
     report = json.loads(await _run(python, "-c", _ENGINES_ALONE, cwd=wheels.checkout, env=env))
     assert set(report["ends"]) == {"oldmen", "verraeter", "libertalia"}
     assert all(count > 10 for count in report["ends"].values())
     assert report["parlour"] and all(m == "parlour" or m.startswith("parlour.v1") for m in report["parlour"])
     assert not report["sdk"]
+
+
+#: Prints, from the installed protocol wheel's descriptors.binpb, each file that carries comments and the
+#: services' methods whose comments it holds.
+_COMMENTED_DESCRIPTORS = """
+from importlib import resources
+from google.protobuf import descriptor_pb2
+files = descriptor_pb2.FileDescriptorSet.FromString(
+    resources.files("parlour.v1").joinpath("descriptors.binpb").read_bytes()
+).file
+for f in files:
+    commented = [l for l in f.source_code_info.location if l.leading_comments.strip()]
+    if commented:
+        print(f.name, *(m.name for s in f.service for m in s.method))
+"""
 
 
 def _sdk_modules() -> set[str]:
