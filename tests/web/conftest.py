@@ -6,10 +6,11 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
-from tests.rest.harness import RunningServer, server_in_thread
+from tests.rest.harness import JsonClient, RunningServer, server_in_thread
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = Path(os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium"))
@@ -29,6 +30,13 @@ CHROMIUM_ARGS = [
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     with server_in_thread(tmp_path_factory.mktemp("web-server")) as running:
         yield running
+
+
+@pytest.fixture
+async def api(server: RunningServer) -> AsyncIterator[JsonClient]:
+    """The server's REST API, as JSON."""
+    async with aiohttp.ClientSession() as session:
+        yield JsonClient(session, server.http_url)
 
 
 @pytest.fixture(scope="session")

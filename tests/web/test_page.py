@@ -6,11 +6,9 @@ import asyncio
 import random
 import re
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 from playwright.async_api import Page, expect
 
@@ -29,12 +27,6 @@ class PacedClient(GameClient):
     async def submit(self, *args: Any, **kwargs: Any) -> Any:
         await asyncio.sleep(0.05)
         return await super().submit(*args, **kwargs)
-
-
-@pytest.fixture
-async def api(server: RunningServer) -> AsyncIterator[JsonClient]:
-    async with aiohttp.ClientSession() as session:
-        yield JsonClient(session, server.http_url)
 
 
 async def _move(api: JsonClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> int:

@@ -9,7 +9,6 @@ import json
 import random
 import re
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,6 @@ from tests.web.games import GAMES, house_strategy
 #: True once the page shows a clickable legal command, or the end of the game.
 _READY = """() => document.querySelector('#turn')?.dataset.finished === 'true'
   || [...document.querySelectorAll('[data-legal-command], .legal[aria-expanded]')].some((e) => e.checkVisibility())"""
-
-
-@pytest.fixture
-async def api(server: RunningServer) -> AsyncIterator[JsonClient]:
-    async with aiohttp.ClientSession() as session:
-        yield JsonClient(session, server.http_url)
 
 
 async def _watched_context(browser: Browser, server: RunningServer, **options: Any) -> tuple[BrowserContext, list[str]]:
