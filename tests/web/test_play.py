@@ -19,7 +19,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.rest.harness import JsonClient, RunningServer, server_in_thread
-from tests.web.games import GAMES, house_strategy
+from tests.web.games import GAMES, SHOWN_TEXT, codes_in, house_strategy
 
 #: True once the page shows a clickable legal command, or the end of the game.
 _READY = """() => document.querySelector('#turn')?.dataset.finished === 'true'
@@ -133,7 +133,8 @@ async def test_a_person_plays_a_whole_game_against_the_servers_bots_by_clicking(
     await _expect_standings_shown(page, results)
     log = page.locator("#event-log")
     await expect(log).to_contain_text("The game is over")
-    assert not re.search(r"\b(O\d\d|[a-z]+-[AB])\b|_", await log.inner_text())  # no data ids, no enum names
+    assert not re.search(r"\b(O\d\d|[a-z]+-[AB]|[a-z]+\d\w*)\b|_", await log.inner_text())  # no ids, no enum names
+    assert codes_in(await page.evaluate(SHOWN_TEXT)) == []  # no data id anywhere on the page
 
 
 async def test_two_people_play_one_table_from_two_browsers(

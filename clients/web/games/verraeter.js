@@ -12,11 +12,14 @@ const REASONS = { land: "for a land", traitor: "as traitor", strategist: "as str
 const reason = (r) => REASONS[enumName(r, "VERRAETER_SCORE_REASON_")] || "";
 const SOURCES = { farmer: "as farmer", estate: "from an estate", diplomat2: "as diplomat" };
 const values = (list) => listed((list || []).map(String));
+// Words for each land type id of the data (VerraeterLandType.id): an id is never shown as it is.
+export const LAND_TYPES = { wild: "wild", meadow: "meadow", river: "river", forest: "forest", village: "village", city: "city", land5p: "5-player land" };
+const landType = (type) => LAND_TYPES[type] || "land";
 const s_ = (c, seat) => (seat === c.seat ? "" : "s");
 
 function landName(context, position) {
   const land = context.lands?.find((l) => l.position === position);
-  return land ? `the ${land.type} (${position})` : `land ${position}`;
+  return land ? `the ${landType(land.type)} (${position})` : `land ${position}`;
 }
 
 function land(l, count, board, context) {
@@ -33,9 +36,9 @@ function land(l, count, board, context) {
       class: `land house-${house(l.house)}${battle ? " battlefield" : ""}`,
       "data-position": l.position,
       style: { left: `${50 + 40 * Math.cos(angle)}%`, top: `${50 + 40 * Math.sin(angle)}%` },
-      title: `${l.type}, base ${l.base}, ${house(l.house)}${battle ? ", battlefield" : ""}`,
+      title: `${landType(l.type)}, base ${l.base}, ${house(l.house)}${battle ? ", battlefield" : ""}`,
     },
-    el("div", { class: "land-type" }, `${l.position}. ${l.type}`),
+    el("div", { class: "land-type" }, `${l.position}. ${landType(l.type)}`),
     el("div", { class: "land-house" }, house(l.house), ` · ${l.base}`),
     battle ? el("div", { class: "battle-mark" }, "⚔ battlefield") : null,
     building

@@ -1,0 +1,71 @@
+"""A seat's page at tables the test plays itself over REST: the test claims every seat, so nothing moves
+unless the test moves it, and the page can be compared with the seat's view at the same version.
+
+A five-seat Verräter game shows no data id."""
+
+from __future__ import annotations
+
+import base64
+import random
+import uuid
+from typing import Any
+
+from playwright.async_api import Page, expect
+
+from tests.rest.harness import JsonClient
+from tests.web.games import SHOWN_TEXT, codes_in
+
+NAMES = ["Anna", "Ben", "Carl", "Dora", "Emil"]
+
+
+async def _table(api: JsonClient, game: str, seats: int, seed: str, **body: Any) -> tuple[str, dict[int, str]]:
+    """A new game dealt from ``seed`` with every seat claimed (Anna, Ben, ...); (game id, tokens by seat)."""
+    created = await api.call(
+        "POST", "/v1/games", {"game": game, "seats": seats, "seed": base64.b64encode(seed.encode()).decode(), **body}
+    )
+    game_id = created["game"]["gameId"]
+    tokens: dict[int, str] = {}
+    for name in NAMES[:seats]:
+        claimed = await api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": name})
+        tokens[claimed["seat"]] = claimed["seatToken"]
+    return game_id, tokens
+
+
+async def _view(api: JsonClient, game_id: str, tokens: dict[int, str], seat: int) -> dict[str, Any]:
+    return (await api.call("GET", f"/v1/games/{game_id}/view", token=tokens[seat], seat=seat))["view"]  # type: ignore[no-any-return]
+
+
+async def _move(api: JsonClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> int:
+    """One random legal command of the first pending seat; the game's version after it."""
+    seat = (await api.call("GET", f"/v1/games/{game_id}/view"))["view"]["pendingSeats"][0]
+    view = await _view(api, game_id, tokens, seat)
+    body = {"seat": seat, "command": rng.choice(view["legalCommands"]), "commandId": uuid.uuid4().hex}
+    return int((await api.call("POST", f"/v1/games/{game_id}/commands", body, token=tokens[seat]))["version"])
+
+
+async def _sit(page: Page, game_id: str, tokens: dict[int, str], seat: int) -> None:
+    """Open the seat's page through its invitation link."""
+    await page.goto(f"/#/play/{game_id}/{seat}?token={tokens[seat]}")
+    await expect(page.locator("h1")).to_contain_text(f"playing as {NAMES[seat]} (seat {seat})")
+
+
+async def _at(page: Page, version: int | str) -> None:
+    """Wait until the page shows the board at ``version``."""
+    await expect(page.locator("#board")).to_have_attribute("data-version", str(version))
+
+
+async def test_a_five_seat_verraeter_table_shows_no_data_id(page: Page, api: JsonClient) -> None:
+    game_id, tokens = await _table(api, "verraeter", 5, "five seats of verraeter")
+    view = await _view(api, game_id, tokens, 0)
+    assert "land5p" in {land["type"] for land in view["verraeter"]["lands"]}  # the 5-player lands are laid
+    await _sit(page, game_id, tokens, 0)
+    await expect(page.locator(".land-type", has_text="5-player land")).to_have_count(2)
+    rng = random.Random(5)
+    for _ in range(12):
+        version = await _move(api, game_id, tokens, rng)
+        await _at(page, version)
+        assert codes_in(await page.evaluate(SHOWN_TEXT)) == [], version
+    await page.goto(f"/#/watch/{game_id}")
+    await _at(page, version)
+    await expect(page.locator("#event-log li").first).to_be_visible()
+    assert codes_in(await page.evaluate(SHOWN_TEXT)) == []
