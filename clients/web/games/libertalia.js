@@ -107,6 +107,14 @@ export function commandLabel(kind, f, view, context) {
 
 // --- the log ----------------------------------------------------------------------------------------
 
+// Where a loot token is: a day's box (the index is the day, counted from 1), a seat's loot, or the bag.
+function lootAt(where, index, c) {
+  const p = lootPlace(where);
+  if (p === "box") return `the box of day ${index ?? 0}`;
+  if (p === "supply") return who(c, index ?? 0) === "you" ? "your loot" : `${playerName(c, index ?? 0)}'s loot`;
+  return `the ${p}`;
+}
+
 const scoreList = (list, c) => (list || []).map((s) => `${playerName(c, s.seat ?? 0)} ${s.score}`).join(", ");
 
 SENTENCES.libertalia = {
@@ -122,7 +130,7 @@ SENTENCES.libertalia = {
   characterMoved: (f, c) => `${charText(f.rank ?? 0)} of ${playerName(c, f.seat ?? 0)} goes from ${PLACES[place(f.fromPlace)] || place(f.fromPlace)} to ${PLACES[place(f.toPlace)] || place(f.toPlace)}.`,
   doubloonsChanged: (f, c) => `${who(c, f.seat ?? 0)} ${f.amount >= 0 ? "gain" : "lose"}${s_(c, f.seat)} ${Math.abs(f.amount)} doubloon${Math.abs(f.amount) === 1 ? "" : "s"} (now ${f.doubloons}).`,
   reputationMoved: (f, c) => `${who(c, f.seat ?? 0)} move${s_(c, f.seat)} ${f.toSpace > f.fromSpace ? "up" : "down"} on the reputation track.`,
-  lootMoved: (f) => `${f.count > 1 ? `${f.count} × ` : "A "}${loot(f.loot)} goes from the ${lootPlace(f.fromPlace) === "box" ? `box of day ${(f.fromIndex ?? 0) + 1}` : lootPlace(f.fromPlace)} to ${lootPlace(f.toPlace) === "supply" ? "a pirate's loot" : lootPlace(f.toPlace) === "box" ? `the box of day ${(f.toIndex ?? 0) + 1}` : `the ${lootPlace(f.toPlace)}`}.`,
+  lootMoved: (f, c) => `${f.count > 1 ? `${f.count} × ` : /^[aeiou]/.test(loot(f.loot)) ? "An " : "A "}${loot(f.loot)} goes from ${lootAt(f.fromPlace, f.fromIndex, c)} to ${lootAt(f.toPlace, f.toIndex, c)}.`,
   duskStarted: (f, c) => `Dusk: ${charText(f.rank ?? 0)} of ${playerName(c, f.seat ?? 0)} takes loot.`,
   effectsQueued: (f, c) => `${(f.effects || []).length} effect${(f.effects || []).length === 1 ? "" : "s"} of ${playerName(c, f.seat ?? 0)} wait${(f.effects || []).length === 1 ? "s" : ""} to resolve.`,
   effectResolving: (f, c) => `The effect of ${f.effect?.loot && !String(f.effect.loot).endsWith("UNSPECIFIED") ? `the ${loot(f.effect.loot)}` : charText(f.effect?.rank ?? 0)} of ${playerName(c, f.effect?.seat ?? 0)} resolves.`,
