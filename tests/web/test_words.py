@@ -12,12 +12,13 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
-from playwright.async_api import Page
+from playwright.async_api import Browser, Page
 
 from engines.registry import GAMES
 from parlour.v1 import libertalia_pb2 as lib
 from parlour.v1 import oldmen_pb2 as old
 from parlour.v1 import verraeter_pb2 as ver
+from tests.rest.harness import RunningServer
 from tests.web.games import WEB, has_board
 
 #: Each registered game with a module of its own on the page: its event and command messages.
@@ -154,3 +155,28 @@ async def test_every_land_type_of_verraeters_data_has_words(page: Page) -> None:
     await page.goto("/")
     named = await page.evaluate('async () => Object.keys((await import("/games/verraeter.js")).LAND_TYPES).sort()')
     assert named == sorted(t["id"] for t in data["land_types"])
+
+
+async def test_a_sentence_that_throws_is_a_console_error_and_the_event_shows_its_fields(
+    browser: Browser, server: RunningServer
+) -> None:
+    context = await browser.new_context(base_url=server.http_url)
+    try:
+        page = await context.new_page()
+        await page.goto("/")
+        async with page.expect_console_message(lambda message: message.type == "error", timeout=5000) as logged:
+            shown = await page.evaluate(
+                """async () => {
+                  const common = await import("/games/common.js");
+                  await import("/games/oldmen.js");
+                  common.SENTENCES.oldmen.cardPlayed = () => { throw new Error("a broken sentence"); };
+                  const played = { seat: 1, card: { colour: "OLDMEN_COLOUR_RED", value: 7 } };
+                  const context = { names: ["Anna", "Ben"], seat: 0 };
+                  return common.describeEvent({ version: "1", oldmen: { cardPlayed: played } }, context);
+                }"""
+            )
+        message = await logged.value
+    finally:
+        await context.close()
+    assert "oldmen cardPlayed" in message.text and "a broken sentence" in message.text
+    assert shown == "card played: Ben, card red 7"

@@ -76,7 +76,8 @@ function formatLeaf(value) {
 export const SENTENCES = {};
 
 // A one-line description of any event, as a sentence a player understands when the game's module has one
-// for its kind; otherwise its kind and its fields in words, seats by player name.
+// for its kind; otherwise its kind and its fields in words, seats by player name. A sentence that throws is
+// a console error (a bug the tests catch), and the event still shows its fields.
 export function describeEvent(event, context) {
   const game = ["oldmen", "verraeter", "libertalia"].find((g) => event[g]) || Object.keys(event).find((k) => typeof event[k] === "object" && k !== "recordedAt");
   const inner = event[game] || {};
@@ -88,7 +89,7 @@ export function describeEvent(event, context) {
       const text = sentence(fields, context);
       if (text) return text[0].toUpperCase() + text.slice(1);
     } catch (error) {
-      console.warn(`no sentence for ${game} ${kind}: ${error.message}`);
+      console.error(`the sentence for ${game} ${kind} failed (its fields are shown instead): ${error.message}`);
     }
   }
   const parts = Object.entries(fields)
