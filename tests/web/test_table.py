@@ -1,19 +1,22 @@
 """A seat's page at tables the test plays itself over REST: the test claims every seat, so nothing moves
 unless the test moves it, and the page can be compared with the seat's view at the same version.
 
-A five-seat Verräter game shows no data id."""
+A five-seat Verräter game shows no data id; every legal command of a view is on the page exactly once; and
+colour never carries a fact alone."""
 
 from __future__ import annotations
 
 import base64
 import random
+import re
 import uuid
 from typing import Any
 
+import pytest
 from playwright.async_api import Page, expect
 
 from tests.rest.harness import JsonClient
-from tests.web.games import SHOWN_TEXT, codes_in
+from tests.web.games import GAMES, SHOWN_TEXT, codes_in
 
 NAMES = ["Anna", "Ben", "Carl", "Dora", "Emil"]
 
@@ -69,3 +72,57 @@ async def test_a_five_seat_verraeter_table_shows_no_data_id(page: Page, api: Jso
     await _at(page, version)
     await expect(page.locator("#event-log li").first).to_be_visible()
     assert codes_in(await page.evaluate(SHOWN_TEXT)) == []
+
+
+#: Each legal command's control on the page: its index, and whether a person can reach it (it is shown, or
+#: it is in the closed menu of a thing that is shown).
+_CONTROLS = """() => [...document.querySelectorAll('[data-legal-command]')].map((e) => [
+  Number(e.dataset.legalCommand),
+  e.checkVisibility() || Boolean(e.closest('.choice-menu')?.closest('.legal[aria-expanded]')?.checkVisibility())])"""
+
+#: The board's elements whose colour says something (a seat, a house, a card's colour, a loot token), each
+#: with what it says in words (text and aria-label, not a tooltip) and, for a seat's colour, the seat whose
+#: panel holds it.
+_COLOURED = """() => [...document.querySelectorAll('#board *')]
+  .filter((e) => e.classList.contains('card') || /\\b(seat|house|oldmen|loot)-\\w/.test(e.className))
+  .map((e) => ({ classes: e.className,
+    said: `${e.innerText} ${e.getAttribute('aria-label') || ''}`.trim(),
+    panel: e.parentElement.closest('.seat-panel')?.dataset.seat ?? null }))"""
+
+
+def _colour_problems(coloured: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The coloured elements whose colour is the only carrier of what they say: an element says nothing in
+    words, a house or loot colour without its name, or a seat's colour outside that seat's panel without its
+    player's name."""
+    problems = []
+    for e in coloured:
+        said = e["said"].lower()
+        named = [m for m in re.findall(r"\b(?:house|loot)-(\w+)", e["classes"]) if m.lower() not in said]
+        seat = re.search(r"\bseat-(\d+)\b", e["classes"])
+        unowned = seat and e["panel"] != seat[1] and NAMES[int(seat[1])].lower() not in said
+        if not said or named or unowned:
+            problems.append(e)
+    return problems
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_every_legal_command_is_on_the_page_once_and_colour_never_says_a_thing_alone(
+    page: Page, api: JsonClient, game: str
+) -> None:
+    game_id, tokens = await _table(api, game, 3, f"every command of {game} on the page")
+    await _sit(page, game_id, tokens, 0)
+    rng = random.Random(game)
+    checked = 0
+    for _ in range(80):
+        view = await _view(api, game_id, tokens, 0)
+        if view["legalCommands"]:
+            await _at(page, view["version"])
+            controls = await page.evaluate(_CONTROLS)
+            assert sorted(index for index, _ in controls) == list(range(len(view["legalCommands"]))), view["version"]
+            assert all(reachable for _, reachable in controls), controls
+            assert _colour_problems(await page.evaluate(_COLOURED)) == [], view["version"]
+            checked += 1
+            if checked == 4:
+                return
+        await _move(api, game_id, tokens, rng)
+    pytest.fail(f"seat 0 had commands only {checked} times")

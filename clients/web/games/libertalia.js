@@ -12,9 +12,11 @@ const charText = (rank) => (rank === 0 ? "the midshipman" : `character ${rank}`)
 const s_ = (c, seat) => (seat === c.seat ? "" : "s");
 const PLACES = { hand: "hand", island: "the island", ship: "ship", graveyard: "graveyard" };
 
-function character(rank, owner, context, extra = "") {
+// A character card; `named` prints its owner too, where no seat's panel around it says whose it is (the
+// island), so the seat's colour is never the only sign of it.
+function character(rank, owner, context, extra = "", named = false) {
   const node = el("span", { class: `character seat-${owner} ${extra}`, title: `${charText(rank)} of ${playerName(context, owner)}` },
-    rank === 0 ? "midshipman" : `#${rank}`);
+    rank === 0 ? "midshipman" : `#${rank}`, named ? el("small", { class: "owner" }, ` ${playerName(context, owner)}`) : null);
   return actOn(node, `character:${owner}:${rank}`, context);
 }
 
@@ -50,7 +52,7 @@ export function render(view, context) {
     ]),
     el("section", { class: "island" }, el("h3", {}, "Island"),
       el("div", { class: "island-cards" }, (b.island || []).length
-        ? b.island.map((c) => character(c.rank, c.seat, context, c.dayDone ? "done" : ""))
+        ? b.island.map((c) => character(c.rank, c.seat, context, c.dayDone ? "done" : "", true))
         : el("em", {}, "no character on the island"))),
     el("section", { class: "boxes" }, el("h3", {}, "Loot of the voyage's days"),
       el("div", { class: "box-row" }, (b.boxes || []).map((box, i) =>

@@ -12,7 +12,7 @@ export function card(c, extra = "") {
     el("span", { class: "card-value" }, String(c.value)), el("span", { class: "card-colour" }, colour(c.colour).slice(0, 3)));
 }
 
-const back = () => el("span", { class: "card back", title: "hidden card" }, "");
+const back = () => el("span", { class: "card back", title: "hidden card", role: "img", "aria-label": "hidden card" }, "");
 const needsText = (o) => listed((o.needs || []).map(colour));
 const orangutanText = (o) => `the ${o.vp} VP orangutan (needs ${needsText(o)})`;
 
