@@ -1,8 +1,9 @@
 """A seat's page at tables the test plays itself over REST: the test claims every seat, so nothing moves
 unless the test moves it, and the page can be compared with the seat's view at the same version.
 
-A five-seat Verräter game shows no data id; every legal command of a view is on the page exactly once; and
-colour never carries a fact alone."""
+A five-seat Verräter game shows no data id; a sealed choice says it waits for the others; a clocked table
+shows its clock; choosing which ability resolves first is a numbered list; every legal command of a view
+is on the page exactly once; and colour never carries a fact alone."""
 
 from __future__ import annotations
 
@@ -72,6 +73,51 @@ async def test_a_five_seat_verraeter_table_shows_no_data_id(page: Page, api: Jso
     await _at(page, version)
     await expect(page.locator("#event-log li").first).to_be_visible()
     assert codes_in(await page.evaluate(SHOWN_TEXT)) == []
+
+
+async def test_a_sealed_choice_says_it_waits_for_the_others(page: Page, api: JsonClient) -> None:
+    game_id, tokens = await _table(api, "libertalia", 3, "a sealed choice of libertalia")
+    await _sit(page, game_id, tokens, 0)
+    turn = page.locator("#turn")
+    await expect(turn).to_contain_text("the others choose at the same time")
+    await page.locator("[data-legal-command]:visible").first.click()
+    await expect(turn).to_have_text("Waiting for the others (Ben, Carl).")
+    await expect(page.locator(".seat-panel.mine")).to_contain_text("has chosen today's character")
+
+
+async def test_a_clocked_table_shows_the_clock(page: Page, api: JsonClient) -> None:
+    game_id, tokens = await _table(api, "libertalia", 3, "a clocked libertalia table", timeControl={"moveMs": 60000})
+    await _sit(page, game_id, tokens, 0)
+    clock = page.locator("#clock")
+    await expect(clock).to_have_text(re.compile(r"^your clock: about (60|59|58) s of 60 s for this move"))
+    await page.locator("[data-legal-command]:visible").first.click()
+    await expect(clock).to_have_text("clock: 60 s a move")  # chosen: no longer this seat's clock
+
+
+async def test_choosing_which_ability_resolves_first_is_a_numbered_list(page: Page, api: JsonClient) -> None:
+    game_id, tokens = await _table(api, "libertalia", 3, "an ordering of libertalia")
+    rng = random.Random(7)
+    for _ in range(300):
+        prompt = (await api.call("GET", f"/v1/games/{game_id}/view"))["view"]["libertalia"].get("prompt")
+        if prompt and prompt["kind"] == "LIBERTALIA_CHOICE_KIND_ORDER":
+            break
+        await _move(api, game_id, tokens, rng)
+    else:
+        pytest.fail("no seat was asked to order its abilities")
+    seat = prompt["seat"]
+    view = await _view(api, game_id, tokens, seat)
+    assert len(view["legalCommands"]) > 1
+    assert all("chooseAbility" in c["libertalia"] for c in view["legalCommands"])
+    await _sit(page, game_id, tokens, seat)
+    await _at(page, view["version"])
+    await expect(page.locator("#actions h2")).to_contain_text("Which resolves first?")
+    items = page.locator("#actions ol.ordering > li")
+    await expect(items).to_have_count(len(view["legalCommands"]))
+    await expect(items.locator("button[data-legal-command]")).to_have_count(len(view["legalCommands"]))
+    await expect(items.first).to_contain_text("next")  # "resolve the map next", "resolve character 9 next"
+    await items.first.locator("button").click()
+    await expect(page.locator("#board")).not_to_have_attribute("data-version", view["version"])
+    assert await page.locator("#command-error").inner_text() == ""
 
 
 #: Each legal command's control on the page: its index, and whether a person can reach it (it is shown, or
