@@ -19,6 +19,7 @@ from parlour.v1 import game_pb2
 from tests.rest.harness import JsonClient, RunningServer
 from tests.rest.play import create_with_seats, play_to_end
 from tests.web.games import GAMES, has_board
+from tests.web.shots import save_shot
 
 
 class PacedClient(GameClient):
@@ -70,7 +71,7 @@ async def test_the_watch_view_updates_as_moves_arrive(page: Page, api: JsonClien
         await expect(page.locator(f'#event-log li[data-version="{version}"]')).to_be_visible()
         await expect(page.locator("#board")).to_have_attribute("data-version", str(version))
     await expect(page.locator(".trick-card, .orangutan").first).to_be_visible()
-    await page.screenshot(path=str(artifacts / "watch-oldmen.png"), full_page=True)
+    await save_shot(page, artifacts / "watch-oldmen.png")
 
 
 async def test_the_replay_steps_to_a_given_move_and_shows_its_board(
@@ -101,7 +102,7 @@ async def test_the_replay_steps_to_a_given_move_and_shows_its_board(
     await page.select_option("#perspective", "1")
     await expect(page).to_have_url(re.compile(rf"#/replay/{game_id}\?seat=1&version={third - 1}$"))
     await expect(page.locator("#board")).to_have_attribute("data-seat", "1")
-    await page.screenshot(path=str(artifacts / "replay-oldmen.png"), full_page=True)
+    await save_shot(page, artifacts / "replay-oldmen.png")
 
 
 async def _expect_board_at(page: Page, version: int) -> None:
@@ -123,4 +124,4 @@ async def test_each_game_has_a_board(page: Page, api: JsonClient, artifacts: Pat
     await expect(page.locator(drawn).first).to_be_visible()
     await expect(page.locator(".seat-panel")).to_have_count(3)
     await expect(page.locator("#event-log li").first).to_be_visible()
-    await page.locator("#board").screenshot(path=str(artifacts / f"board-{game}.png"))
+    await save_shot(page.locator("#board"), artifacts / f"board-{game}.png")

@@ -20,6 +20,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.rest.harness import JsonClient, RunningServer, server_in_thread
 from tests.web.games import GAMES, SHOWN_TEXT, codes_in, house_strategy
+from tests.web.shots import assert_written, fresh, save_shot
 
 #: True once the page shows a clickable legal command, or the end of the game.
 _READY = """() => document.querySelector('#turn')?.dataset.finished === 'true'
@@ -37,11 +38,14 @@ async def _watched_context(browser: Browser, server: RunningServer, **options: A
 
 async def _click_until_over(page: Page, rng: random.Random, *, shot: Path | None = None, keyboard: bool = False) -> int:
     """Click (or, with ``keyboard``, focus and press Enter on) random legal commands until the game is over;
-    the number of commands chosen. A board screenshot is saved to ``shot`` after ten of them."""
+    the number of commands chosen. A screenshot of the page is saved to ``shot`` after ten of them (or at the
+    end, in a game over sooner)."""
     moves = 0
     for _ in range(2000):
         await page.wait_for_function(_READY, timeout=30_000)
         if await page.locator("#turn").get_attribute("data-finished") == "true":
+            if shot is not None and moves < 10:
+                await save_shot(page, shot)
             return moves
         version = await page.locator("#board").get_attribute("data-version")
         controls = page.locator("[data-legal-command]:visible")
@@ -68,7 +72,7 @@ async def _click_until_over(page: Page, rng: random.Random, *, shot: Path | None
             continue
         moves += 1
         if shot is not None and moves == 10:
-            await page.screenshot(path=str(shot), full_page=True)
+            await save_shot(page, shot)
     raise AssertionError("the game did not end")
 
 
@@ -126,8 +130,10 @@ async def test_a_person_plays_a_whole_game_against_the_servers_bots_by_clicking(
     await page.goto(link)
     await expect(page.locator("h1")).to_contain_text("playing as Anna (seat 0)")
     await expect(page).to_have_url(re.compile(rf"#/play/{game_id}/0$"))  # the token left the address bar
-    moves = await _click_until_over(page, random.Random(game), shot=artifacts / f"play-{game}.png")
+    shot = fresh(artifacts / f"play-{game}.png")
+    moves = await _click_until_over(page, random.Random(game), shot=shot)
     assert moves > 0
+    assert_written(shot)
     results = await _standings(api, game_id)
     assert sorted(r["playerName"] for r in results) == sorted(["Anna", f"{strongest} bot", "random bot"])
     await _expect_standings_shown(page, results)
@@ -269,7 +275,7 @@ async def test_a_phone_sized_screen_plays_with_the_keyboard(
         [link] = await _new_table(phone, "verraeter", ["person", "house:random", "house:random"], ["Anna", "", ""])
         await phone.goto(link)
         await phone.wait_for_function(_READY)
-        await phone.screenshot(path=str(artifacts / "play-verraeter-phone.png"), full_page=True)
+        await save_shot(phone, artifacts / "play-verraeter-phone.png")
         width = await phone.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
         assert width[0] <= width[1], width  # nothing wider than the screen
         assert await _click_until_over(phone, random.Random(4), keyboard=True) > 0
