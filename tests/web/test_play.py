@@ -143,14 +143,16 @@ async def test_a_person_plays_a_whole_game_against_the_servers_bots_by_clicking(
     assert codes_in(await page.evaluate(SHOWN_TEXT)) == []  # no data id anywhere on the page
 
 
+@pytest.mark.parametrize("game", ["libertalia", "verraeter"])
 async def test_two_people_play_one_table_from_two_browsers(
-    browser: Browser, server: RunningServer, api: JsonClient
+    browser: Browser, server: RunningServer, api: JsonClient, game: str
 ) -> None:
     first, first_problems = await _watched_context(browser, server, viewport={"width": 1200, "height": 900})
     second, second_problems = await _watched_context(browser, server, viewport={"width": 1200, "height": 900})
     try:
         host = await first.new_page()
-        links = await _new_table(host, "libertalia", ["person", "person", "house:greedy"], ["Anna", "Ben", ""])
+        bot = f"house:{house_strategy(game)}"
+        links = await _new_table(host, game, ["person", "person", bot], ["Anna", "Ben", ""])
         guest = await second.new_page()
         await host.goto(links[0])
         await guest.goto(links[1])
@@ -208,8 +210,9 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         writer.close()
 
 
+@pytest.mark.parametrize("game", ["oldmen", "libertalia"])
 async def test_the_page_resumes_after_a_dropped_connection(
-    browser: Browser, api: JsonClient, server: RunningServer
+    browser: Browser, api: JsonClient, server: RunningServer, game: str
 ) -> None:
     proxy = DroppingProxy(int(server.http_url.rsplit(":", 1)[1]))
     context, problems = await _watched_context(browser, server)
@@ -217,11 +220,13 @@ async def test_the_page_resumes_after_a_dropped_connection(
     try:
         page = await context.new_page()
         await page.goto(context_url + "/")
-        [link] = await _new_table(page, "oldmen", ["person", "house:greedy", "house:greedy"], ["Anna", "", ""])
+        bot = f"house:{house_strategy(game)}"
+        [link] = await _new_table(page, game, ["person", bot, bot], ["Anna", "", ""])
         game_id = _game_of(link)
         token = link.split("token=")[1]
         await page.goto(link.replace(server.http_url, context_url))
         await expect(page.locator("#stream-state")).to_have_text("live")
+        await page.wait_for_function(_READY)  # the bots have moved: the seat has a command to send while away
         proxy.refusing = True
         proxy.drop()
         await expect(page.locator("#stream-state")).not_to_have_text("live")
