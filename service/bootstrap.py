@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from service.api.stalls import Stalls
 from service.api.tls import TlsFiles
 from service.app.api_keys import ApiKeys
 from service.app.bots import Bots
+from service.app.bounds import field_bounds
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.fanout import CommandsFirst
 from service.app.games import Games
@@ -40,6 +41,7 @@ from service.app.readiness import Readiness
 from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
 from service.app.retention import Retention, RetentionSettings
+from service.app.sizes import SizeLimits
 from service.app.stream_tickets import StreamTickets
 from service.app.time_control import ClockRange
 from service.app.tournaments.limits import FieldLimits
@@ -150,6 +152,7 @@ class App:
 def build_app(settings: Settings) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
     servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
+    sizes = size_limits(settings)
     redis = open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster)
     commands_first = CommandsFirst()
     store = RedisEventStore(
@@ -172,6 +175,7 @@ def build_app(settings: Settings) -> App:
         think_times=keeper,
         now_ms=now_ms,
         commands_first=commands_first,
+        sizes=sizes,
     )
     replays = Replays(store, games)
     clocks = Clocks(
@@ -183,8 +187,10 @@ def build_app(settings: Settings) -> App:
     )
     house_bots.attach(games)
     tickets = StreamTickets(RedisTickets(redis.client, Keys(settings.key_prefix)), games, now_ms)
-    api_keys = ApiKeys(RedisApiKeys(redis.client, Keys(settings.key_prefix)), required=settings.require_api_key)
-    bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks, api_keys)
+    api_keys = ApiKeys(
+        RedisApiKeys(redis.client, Keys(settings.key_prefix)), required=settings.require_api_key, sizes=sizes
+    )
+    bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks, api_keys, sizes=sizes)
     tournaments = Tournaments(
         RedisTournaments(
             redis.client,
@@ -246,6 +252,7 @@ def build_app(settings: Settings) -> App:
         metrics_page=page,
         gate=gate,
         ready=lambda: readiness.ready,
+        field_bounds=field_bounds(sizes),
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()
@@ -293,6 +300,12 @@ def _retention_settings(settings: Settings) -> RetentionSettings:
         export_dir=settings.export_dir,
         interval_seconds=settings.retention_seconds,
     )
+
+
+def size_limits(settings: Settings) -> SizeLimits:
+    """The page and name limits of ``settings`` (fields of the same names); raises ValueError naming the
+    flag of one below 1."""
+    return SizeLimits(**{f.name: getattr(settings, f.name) for f in fields(SizeLimits)})
 
 
 def limit_settings(settings: Settings) -> LimitSettings:

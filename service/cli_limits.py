@@ -37,6 +37,11 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("retention_seconds", float, "time between two retention runs"),
     _Flag("min_move_ms", int, "shortest time per move a game's clock may have, in ms"),
     _Flag("max_move_ms", int, "longest time per move a game's clock may have, in ms"),
+    _Flag("max_games_page", int, "most games one ListGames page holds; a larger page_size gets this many"),
+    _Flag("max_events_page", int, "most events one ListEvents page holds; a larger page_size gets this many"),
+    _Flag("max_player_name_length", int, "longest player name a seat may be claimed with"),
+    _Flag("max_bot_name_length", int, "longest bot name"),
+    _Flag("max_api_key_name_length", int, "longest name of an API key"),
 )
 
 

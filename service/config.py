@@ -83,6 +83,14 @@ class Settings:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     max_move_ms: int = 3_600_000
+    #: The largest pages of ListGames and ListEvents (``--max-games-page``, ``--max-events-page``; a larger
+    #: page_size gets this many) and the longest names (``--max-player-name-length``,
+    #: ``--max-bot-name-length``, ``--max-api-key-name-length``); see ``service.app.sizes``.
+    max_games_page: int = 500
+    max_events_page: int = 1000
+    max_player_name_length: int = 64
+    max_bot_name_length: int = 64
+    max_api_key_name_length: int = 64
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

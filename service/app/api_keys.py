@@ -9,9 +9,9 @@ read it.
 from __future__ import annotations
 
 import contextvars
-import re
 
 from service.app.errors import ServiceError
+from service.app.sizes import SizeLimits
 from service.app.tokens import hash_token, new_token
 from service.store.api_key_port import ApiKeyStore
 
@@ -23,20 +23,19 @@ CALLER_KEY: contextvars.ContextVar[str] = contextvars.ContextVar("parlour_api_ke
 #: The calls that need a key when keys are required.
 KEYED_CALLS = frozenset({"GameService.CreateGame", "GameService.ClaimSeat", "ReplayService.ImportGame"})
 
-_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-
 
 class ApiKeys:
     """The API key use cases over the key store."""
 
-    def __init__(self, store: ApiKeyStore, *, required: bool = False) -> None:
+    def __init__(self, store: ApiKeyStore, *, required: bool = False, sizes: SizeLimits | None = None) -> None:
+        """``sizes`` bounds the length of a key's name."""
         self._store = store
         self.required = required
+        self._sizes = sizes or SizeLimits()
 
     async def create(self, name: str) -> str:
         """A new key named ``name`` (returned once). Raises request/invalid for a bad or taken name."""
-        if not _NAME.fullmatch(name):
-            raise ServiceError("request/invalid", "an API key's name is 1 to 64 letters, digits, '-', '_' or '.'")
+        self._sizes.check_api_key_name(name)
         key = "pk_" + new_token()
         if not await self._store.create(name, hash_token(key)):
             raise ServiceError("request/invalid", f"there is already an API key named {name!r}; revoke it first")

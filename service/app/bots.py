@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,21 +27,13 @@ from service.app.clocks import Clocks
 from service.app.errors import ServiceError, loggable
 from service.app.games import Games
 from service.app.records import timestamp
+from service.app.sizes import SizeLimits
 from service.app.tokens import hash_token, token_matches
 from service.store.bot_port import AssignmentRecord, BotStore
 
-__all__ = ["Bots", "check_bot_name"]
+__all__ = ["Bots"]
 
 log = structlog.get_logger("parlour.bots")
-
-_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-
-
-def check_bot_name(name: str) -> str:
-    """``name`` if it is a valid bot name; raises request/invalid otherwise."""
-    if not _NAME.fullmatch(name):
-        raise ServiceError("request/invalid", "a bot name is 1 to 64 letters, digits, '-', '_' or '.'")
-    return name
 
 
 @dataclass
@@ -72,9 +63,19 @@ class _Session:
 class Bots:
     """The bot use cases over the games application and the bot store."""
 
-    def __init__(self, store: BotStore, games: Games, clocks: Clocks, keys: ApiKeys | None = None) -> None:
-        """With ``keys`` requiring API keys, a new bot name is registered only by a caller with a key."""
+    def __init__(
+        self,
+        store: BotStore,
+        games: Games,
+        clocks: Clocks,
+        keys: ApiKeys | None = None,
+        *,
+        sizes: SizeLimits | None = None,
+    ) -> None:
+        """With ``keys`` requiring API keys, a new bot name is registered only by a caller with a key;
+        ``sizes`` bounds the length of bot names."""
         self._keys = keys
+        self._sizes = sizes or SizeLimits()
         self._store = store
         self._games = games
         self._clocks = clocks
@@ -84,7 +85,7 @@ class Bots:
         """Check the bot's key, registering it when the name is new and ``register`` is set (when the
         server requires API keys, only for a caller with a key or ``by_admin``). Raises request/invalid,
         bot/unknown (a new name without ``register``), auth/missing_api_key or auth/bad_bot_key."""
-        check_bot_name(name)
+        self._sizes.check_bot_name(name)
         if not 16 <= len(key) <= 256:
             raise ServiceError("request/invalid", "a bot key is 16 to 256 characters; pick a long random secret")
         stored = await self._store.key_hash(name, None)
@@ -103,8 +104,9 @@ class Bots:
 
     async def release(self, name: str) -> None:
         """Forget bot ``name``'s key (the admin's call), so the name can be registered anew; bot/unknown
-        when there is no such bot."""
-        check_bot_name(name)
+        when there is no such bot. A name longer than the bot name limit may be released (it was
+        registered before the limit was lowered)."""
+        self._sizes.check_bot_name(name, any_length=True)
         if not await self._store.release(name):
             raise ServiceError("bot/unknown", f"there is no bot named {name!r}")
 

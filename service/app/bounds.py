@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from engines.registry import GAMES
+from service.app.sizes import SizeLimits, name_pattern
 
-__all__ = ["FIELD_BOUNDS"]
+__all__ = ["FIELD_BOUNDS", "field_bounds"]
 
 _NAME = {"type": "string", "pattern": "^[A-Za-z0-9_.\\-]{1,64}$"}
 _GAMES = {"type": "string", "enum": [game.spec.name for game in GAMES]}
@@ -41,3 +42,19 @@ FIELD_BOUNDS: dict[str, dict[str, Any]] = {
     "parlour.v1.TimeControl.increment_ms": {"pattern": "^[0-9]{1,8}$"},
     "parlour.v1.TimeControl.max_timeouts": {"minimum": 0, "maximum": 1000},
 }
+
+
+def field_bounds(sizes: SizeLimits) -> dict[str, dict[str, Any]]:
+    """:data:`FIELD_BOUNDS` with the name lengths of ``sizes`` (flags of ``parlour serve``), so the API
+    description states the limits the server was started with."""
+    player_name = "parlour.v1.ClaimSeatRequest.player_name"
+    return {
+        **FIELD_BOUNDS,
+        player_name: {**FIELD_BOUNDS[player_name], "maxLength": sizes.max_player_name_length},
+        "parlour.v1.RegisterBotRequest.bot_name": _name(sizes.max_bot_name_length),
+        "parlour.v1.CreateApiKeyRequest.name": _name(sizes.max_api_key_name_length),
+    }
+
+
+def _name(longest: int) -> dict[str, str]:
+    return {"type": "string", "pattern": f"^{name_pattern(longest)}$"}

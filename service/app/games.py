@@ -30,6 +30,7 @@ from service.app.fanout import CommandsFirst, Deliveries
 from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
 from service.app.records import RELEASED, STATUS, GameRecord, SeatClaim, new_meta
+from service.app.sizes import SizeLimits
 from service.app.states import StateCache
 from service.app.time_control import ClockRange, SincePrevious, ThinkTimes, TimeControl
 from service.app.tokens import hash_token, new_token
@@ -61,13 +62,16 @@ class Games:
         think_times: ThinkTimes | None = None,
         now_ms: Callable[[], int] | None = None,
         commands_first: CommandsFirst | None = None,
+        sizes: SizeLimits | None = None,
     ) -> None:
         """``observers`` are told of every game this process creates or changes (see GameObserver);
-        ``clock_range`` bounds the time per move of a game's time control. A command's events are stamped
+        ``clock_range`` bounds the time per move of a game's time control, ``sizes`` the pages and player
+        names. A command's events are stamped
         with ``now_ms`` (default: the system clock) and the think time ``think_times`` measures (default:
         since the previous event; the server gives its clock keeper). ``commands_first`` is told of every
         command being applied (the live fan-out gives way to them)."""
         self._clock_range = clock_range or ClockRange()
+        self._sizes = sizes or SizeLimits()
         self._stamps = Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious())
         self._store = store
         self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
@@ -135,7 +139,7 @@ class Games:
             raise ServiceError("request/invalid", f"status {status} is not a GameStatus value")
         if page_token and not (page_token.isascii() and page_token.isdigit() and len(page_token) <= 18):
             raise ServiceError("request/invalid", "page_token must be a token from an earlier ListGames reply")
-        size = _page_size(page_size, default=50, limit=500)
+        size = self._sizes.games_page(page_size)
         page = await self._store.list_games(
             game=game,
             status=_STATUS_NAMES.get(game_pb2.GameStatus.ValueType(status), ""),
@@ -212,10 +216,12 @@ class Games:
         self, game_id: str, seat: int | None, player_name: str, *, token: str | None = None
     ) -> tuple[int, str]:
         """Claim ``seat`` (the lowest free one when None) for ``player_name``; returns (seat, token). The
-        token is new unless the caller gives one (the tournament scheduler derives its tokens)."""
+        token is new unless the caller gives one (the tournament scheduler derives its tokens, and its
+        player names are bot names, bounded by the bot name limit instead)."""
         name = player_name.strip()
-        if not 1 <= len(name) <= 64 or not name.isprintable():
-            raise ServiceError("request/invalid", "player_name must be 1 to 64 printable characters")
+        sizes = self._sizes
+        given = max(sizes.max_player_name_length, sizes.max_bot_name_length) if token is not None else None
+        sizes.check_player_name(name, limit=given)
         record = await self._record(game_id, fresh=True)
         if record.finished:
             raise ServiceError("game/over", "the game is over; its seats can no longer be claimed")
@@ -440,7 +446,7 @@ class Games:
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         await self._authorized(game_id, seat, token, acting=False)
-        size = _page_size(page_size, default=100, limit=1000)
+        size = self._sizes.events_page(page_size)
         record = await self._record(game_id, fresh=True)
         stored = await self._store.read(game_id, max(from_version, 1), size)
         events = [client_event(record.game, e, seat, finished=record.public) for e in stored]
@@ -522,12 +528,6 @@ def _check_id(game_id: str) -> str:
     if not (1 <= len(game_id) <= 64 and game_id.isalnum()):
         raise ServiceError("game/not_found", f"there is no game {game_id[:64]!r}: game ids are letters and digits")
     return game_id
-
-
-def _page_size(size: int, *, default: int, limit: int) -> int:
-    if size < 0:
-        raise ServiceError("request/invalid", f"page_size must be 0 (default {default}) to {limit}, not {size}")
-    return min(size or default, limit)
 
 
 def _unknown_game(name: str) -> ServiceError:

@@ -51,8 +51,9 @@ _ERROR_REF = {"$ref": f"#/components/schemas/{errors_pb2.ErrorDetail.DESCRIPTOR.
 class _Schemas:
     """Component schemas, added as messages and enums are referenced."""
 
-    def __init__(self, comments: Mapping[str, str]) -> None:
+    def __init__(self, comments: Mapping[str, str], bounds: Mapping[str, Mapping[str, Any]]) -> None:
         self.comments = comments
+        self.bounds = bounds
         self.components: dict[str, Schema] = {}
 
     def ref(self, descriptor: Descriptor | EnumDescriptor) -> Schema:
@@ -82,7 +83,7 @@ class _Schemas:
             value = self.field(message.fields_by_name["value"])
             schema: Schema = {"type": "object", "additionalProperties": value}
         else:
-            schema = {**self.single(field), **FIELD_BOUNDS.get(field.full_name, {})}  # what the server enforces
+            schema = {**self.single(field), **self.bounds.get(field.full_name, {})}  # what the server enforces
             if field.is_repeated:
                 schema = {"type": "array", "items": schema}
         return self._described(field.full_name, schema)
@@ -174,11 +175,19 @@ def _operation(schemas: _Schemas, route: Route) -> Schema:
     return operation
 
 
-def openapi_document(routes: Iterable[Route], *, title: str, version: str, comments: Mapping[str, str]) -> Schema:
+def openapi_document(
+    routes: Iterable[Route],
+    *,
+    title: str,
+    version: str,
+    comments: Mapping[str, str],
+    bounds: Mapping[str, Mapping[str, Any]] = FIELD_BOUNDS,
+) -> Schema:
     """The OpenAPI 3.1 document of ``routes`` (3.1 for JSON Schema's ``contentMediaType`` and
     ``contentSchema``, which describe the JSON inside each Server-Sent Event). ``comments`` maps full proto
-    names (messages, enums, ``Message.field`` and rpcs) to their documentation; it may be empty."""
-    schemas = _Schemas(comments)
+    names (messages, enums, ``Message.field`` and rpcs) to their documentation; it may be empty. ``bounds``
+    are the schema keywords of the fields the server bounds (default: those of the default settings)."""
+    schemas = _Schemas(comments, bounds)
     schemas.ref(errors_pb2.ErrorDetail.DESCRIPTOR)
     paths: dict[str, Schema] = {}
     for route in routes:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import mimetypes
 import ssl
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import structlog
 from aiohttp import web
@@ -39,6 +40,7 @@ from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
+from service.app.bounds import FIELD_BOUNDS
 from service.app.errors import SERVER_FAILED, ServiceError, from_failure
 from service.app.gate import Gate
 from service.app.limits import Client, Limits
@@ -263,12 +265,14 @@ def build_http_server(
     metrics_page: MetricsPage | None = None,
     gate: Gate | None = None,
     ready: Callable[[], bool] = lambda: True,
+    field_bounds: Mapping[str, Mapping[str, Any]] = FIELD_BOUNDS,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
     when ``web_dir`` is given, its files at ``/``. Every route's call passes ``gate`` (API keys and quotas;
     default quotas when None). ``GET /readyz`` answers 200 SERVING while ``ready()`` is true, else 503
-    NOT_SERVING. Not started: call ``start()``."""
+    NOT_SERVING. ``field_bounds`` are the bounds the OpenAPI document states. Not started: call
+    ``start()``."""
     settings = _Settings(max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()))
     app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
     app.on_response_prepare.append(_send_request_id)
@@ -279,7 +283,7 @@ def build_http_server(
         for route in routes_of(descriptor):
             app.router.add_route(route.verb, route.aiohttp_path, _handler(route, servicer, settings))
             routes.append(route)
-    document = openapi_document(routes, title="Parlour", version="v1", comments=proto_comments())
+    document = openapi_document(routes, title="Parlour", version="v1", comments=proto_comments(), bounds=field_bounds)
     openapi_text = json.dumps(document, indent=1)
 
     async def openapi(_: web.Request) -> web.Response:
