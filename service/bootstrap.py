@@ -18,6 +18,7 @@ from parlour.v1.game_service_pb2_grpc import add_GameServiceServicer_to_server
 from parlour.v1.replay_service_pb2_grpc import add_ReplayServiceServicer_to_server
 from parlour.v1.tournament_service_pb2_grpc import add_TournamentServiceServicer_to_server
 from service import metrics
+from service.api.forwarded import TrustedProxies
 from service.api.grpc_admin import AdminServicer
 from service.api.grpc_bots import BotServicer, TournamentServicer
 from service.api.grpc_gate import GateInterceptor
@@ -153,6 +154,7 @@ def build_app(settings: Settings) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
     servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
     sizes = size_limits(settings)
+    proxies = TrustedProxies.parse(settings.trusted_proxies)
     redis = open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster)
     commands_first = CommandsFirst()
     store = RedisEventStore(
@@ -235,7 +237,7 @@ def build_app(settings: Settings) -> App:
             host=settings.grpc_host,
             port=settings.grpc_port,
             max_message_bytes=settings.max_message_bytes,
-            interceptors=[GateInterceptor(gate)],
+            interceptors=[GateInterceptor(gate, proxies)],
             tls=tls.grpc_credentials() if tls else None,
         )
     except PortUnavailableError:
@@ -252,6 +254,7 @@ def build_app(settings: Settings) -> App:
         metrics_page=page,
         gate=gate,
         ready=lambda: readiness.ready,
+        proxies=proxies,
         field_bounds=field_bounds(sizes),
     )
     if tls is not None:

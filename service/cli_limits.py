@@ -21,6 +21,8 @@ class _Flag:
     field: str
     kind: type
     text: str
+    #: What the value looks like in the help (default: RATE for a text, N for a number).
+    metavar: str = ""
 
 
 _FLAGS: tuple[_Flag, ...] = (
@@ -42,7 +44,15 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("max_player_name_length", int, "longest player name a seat may be claimed with"),
     _Flag("max_bot_name_length", int, "longest bot name"),
     _Flag("max_api_key_name_length", int, "longest name of an API key"),
+    _Flag(
+        "trusted_proxies",
+        str,
+        "proxies (networks, comma-separated) whose X-Forwarded-For names the client the quotas count, e.g. "
+        "10.0.0.0/8; from any other peer the header is ignored",
+        metavar="CIDR[,CIDR]",
+    ),
 )
+_RATES = frozenset({"rate_create_games", "rate_claim_seats", "rate_calls"})
 
 
 def add_limit_flags(parser: argparse.ArgumentParser) -> None:
@@ -56,8 +66,8 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
             "--" + flag.field.replace("_", "-"),
             type=flag.kind,
             default=None,
-            metavar="RATE" if flag.kind is str else "N",
-            help=f"{flag.text} (default {defaults[flag.field]})",
+            metavar=flag.metavar or ("RATE" if flag.kind is str else "N"),
+            help=f"{flag.text} (default {defaults[flag.field] or 'none'})",
         )
 
 
@@ -92,7 +102,7 @@ def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
         flag = "--" + name.replace("_", "-")
         if isinstance(value, int | float) and value < 0:
             raise SystemExit(f"parlour serve: {flag} must be 0 or more, not {value}")
-        if isinstance(value, str):
+        if name in _RATES:
             try:
                 check_rate(value, flag)
             except ValueError as error:

@@ -91,6 +91,9 @@ class Settings:
     max_player_name_length: int = 64
     max_bot_name_length: int = 64
     max_api_key_name_length: int = 64
+    #: Networks of the proxies whose ``X-Forwarded-For`` names the client the quotas count
+    #: (``--trusted-proxies CIDR[,CIDR]``; empty: the header is never read; see ``service.api.forwarded``).
+    trusted_proxies: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

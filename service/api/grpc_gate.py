@@ -3,7 +3,8 @@ a sentence, not UNKNOWN) and the client must pass the gate (:class:`service.app.
 
 A server interceptor wraps each method's handler: the request deserializer no longer raises (it returns
 an :class:`_Undecodable` marker the wrapped behaviour refuses), and the behaviour is run inside the
-quotas of the client (its API key from ``x-parlour-api-key``, else its address).
+quotas of the client (its API key from ``x-parlour-api-key``, else its address: the peer's, or the one
+the ``x-forwarded-for`` metadata gives when the peer is a trusted proxy, see ``service.api.forwarded``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from service.api.forwarded import TrustedProxies, forwarded_values
 from service.api.grpc_errors import abort_with_error
 from service.app.errors import ServiceError
 from service.app.gate import Gate
@@ -51,9 +53,15 @@ def peer_address(peer: str) -> str:
     return kind or "unknown"
 
 
-def _client(context: Context) -> Client:
-    key = next((v for k, v in context.invocation_metadata() or () if k == "x-parlour-api-key"), "")
-    return Client(peer_address(context.peer() or ""), key if isinstance(key, str) else "")
+#: Who is calling, from a call's context.
+_ClientOf = Callable[[Context], Client]
+
+
+def _client(context: Context, proxies: TrustedProxies) -> Client:
+    metadata = context.invocation_metadata() or ()
+    key = next((v for k, v in metadata if k == "x-parlour-api-key"), "")
+    address = proxies.client_address(peer_address(context.peer() or ""), forwarded_values(metadata))
+    return Client(address, key if isinstance(key, str) else "")
 
 
 def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -82,8 +90,12 @@ async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
 class GateInterceptor(grpc.aio.ServerInterceptor):
     """Wraps every method: undecodable requests refused, quotas applied (see the module docstring)."""
 
-    def __init__(self, gate: Gate) -> None:
+    def __init__(self, gate: Gate, proxies: TrustedProxies | None = None) -> None:
+        """A client is counted by its peer's address, or by ``x-forwarded-for`` when the peer is one of
+        ``proxies``."""
         self._limits = gate
+        trusted = proxies or TrustedProxies()
+        self._client_of: _ClientOf = lambda context: _client(context, trusted)
         #: Each method's handler and its wrapping, made once (not on every call).
         self._wrapped: dict[str, tuple[Any, Any]] = {}
 
@@ -100,32 +112,32 @@ class GateInterceptor(grpc.aio.ServerInterceptor):
         known = self._wrapped.get(method)
         if known is None or known[0] is not handler:
             call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
-            known = self._wrapped[method] = (handler, _wrap(handler, call, self._limits))
+            known = self._wrapped[method] = (handler, _wrap(handler, call, self._limits, self._client_of))
         wrapped: grpc.RpcMethodHandler[Any, Any] = known[1]
         return wrapped
 
 
-def _wrap(handler: Any, call: str, limits: Gate) -> Any:
+def _wrap(handler: Any, call: str, limits: Gate, client: _ClientOf) -> Any:
     deserializer = _safe(handler.request_deserializer)
     if handler.unary_unary is not None:
         return handler._replace(
-            request_deserializer=deserializer, unary_unary=_unary(handler.unary_unary, call, limits)
+            request_deserializer=deserializer, unary_unary=_unary(handler.unary_unary, call, limits, client)
         )
     if handler.unary_stream is not None:
-        behaviour = _streaming(handler.unary_stream, call, limits, streamed_requests=False)
+        behaviour = _streaming(handler.unary_stream, call, limits, client, streamed_requests=False)
         return handler._replace(request_deserializer=deserializer, unary_stream=behaviour)
     if handler.stream_stream is not None:
-        behaviour = _streaming(handler.stream_stream, call, limits, streamed_requests=True)
+        behaviour = _streaming(handler.stream_stream, call, limits, client, streamed_requests=True)
         return handler._replace(request_deserializer=deserializer, stream_stream=behaviour)
     return handler  # client streaming: no such call in this API
 
 
-def _unary(inner: Any, call: str, limits: Gate) -> Any:
+def _unary(inner: Any, call: str, limits: Gate, client: _ClientOf) -> Any:
     async def behaviour(request: Any, context: Context) -> Any:
         try:
             if isinstance(request, _Undecodable):
                 raise request.refusal()
-            await limits.admit(call, _client(context))  # a unary call holds nothing while it runs
+            await limits.admit(call, client(context))  # a unary call holds nothing while it runs
             return await inner(request, context)
         except ServiceError as error:
             await abort_with_error(context, error)
@@ -134,14 +146,14 @@ def _unary(inner: Any, call: str, limits: Gate) -> Any:
     return behaviour
 
 
-def _streaming(inner: Any, call: str, limits: Gate, *, streamed_requests: bool) -> Any:
+def _streaming(inner: Any, call: str, limits: Gate, client: _ClientOf, *, streamed_requests: bool) -> Any:
     if not inspect.isasyncgenfunction(inner):  # a handler that writes with context.write() (health's Watch)
 
         async def writer(request: Any, context: Context) -> Any:
             try:
                 if isinstance(request, _Undecodable):
                     raise request.refusal()
-                async with limits.enter(call, _client(context)):
+                async with limits.enter(call, client(context)):
                     return await inner(_decoded(request) if streamed_requests else request, context)
             except ServiceError as error:
                 await abort_with_error(context, error)
@@ -152,7 +164,7 @@ def _streaming(inner: Any, call: str, limits: Gate, *, streamed_requests: bool) 
         try:
             if isinstance(request, _Undecodable):
                 raise request.refusal()
-            async with limits.enter(call, _client(context)):
+            async with limits.enter(call, client(context)):
                 async for reply in inner(_decoded(request) if streamed_requests else request, context):
                     yield reply
         except ServiceError as error:

@@ -21,6 +21,7 @@ import psutil
 import pytest
 import yaml
 
+from service.api.forwarded import TrustedProxies
 from service.bootstrap import App, build_app
 from service.cli import register
 from service.config import Settings
@@ -77,6 +78,9 @@ def test_the_compose_file_runs_the_image_with_flags_and_settings_it_knows() -> N
     assert (parsed.grpc_port, parsed.http_port, parsed.metrics_port) == (50051, 8080, 9100)
     exposed = {int(port) for port in parlour["expose"]}
     assert exposed == {parsed.grpc_port, parsed.http_port, parsed.metrics_port}
+    # Only Envoy reaches the replicas (no published port), so its X-Forwarded-For may be trusted.
+    assert "ports" not in parlour
+    assert TrustedProxies.parse(parsed.trusted_proxies).trusts("172.18.0.5")
     for name, value in parlour["environment"].items():
         sample = "redis://redis:6379/0" if "${" in value and "URL" in name else re.sub(r"\$\{.*\}", "secret", value)
         assert Settings.from_env({name: sample}) != Settings(), f"{name} is not a setting the server reads"
@@ -120,6 +124,7 @@ def test_envoy_balances_grpc_over_http2_to_every_replica_with_health_checks() ->
     for listener in config["listeners"]:
         manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
         assert manager["stream_idle_timeout"] == "0s"  # streams stay open for as long as a game lasts
+        assert manager["use_remote_address"] is True  # Envoy appends the client to X-Forwarded-For
         for route in manager["route_config"]["virtual_hosts"][0]["routes"]:
             assert route["route"]["timeout"] == "0s" and route["route"]["cluster"] in clusters
 

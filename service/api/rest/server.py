@@ -26,6 +26,7 @@ from google.protobuf.descriptor import ServiceDescriptor
 
 from service import metrics
 from service.api import request_ids
+from service.api.forwarded import TrustedProxies
 from service.api.ports import unavailable
 from service.api.rest.calls import (
     CallAbortedError,
@@ -90,6 +91,8 @@ class _Settings:
     heartbeat: float
     first_reply_grace: float
     gate: Gate
+    #: Whose X-Forwarded-For names the client (see ``service.api.forwarded``).
+    proxies: TrustedProxies
     #: SSE frames shared by the streams of this server (replies shared by watchers are encoded once).
     frames: FrameCache = field(default_factory=FrameCache)
 
@@ -102,7 +105,10 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
 
     async def guarded(request: web.Request) -> web.StreamResponse:
         """The call, within the client's quotas (see ``service.app.limits``)."""
-        client = Client(request.remote or "unknown", request.headers.get("x-parlour-api-key", ""))
+        address = settings.proxies.client_address(
+            request.remote or "unknown", request.headers.getall("X-Forwarded-For", [])
+        )
+        client = Client(address, request.headers.get("x-parlour-api-key", ""))
         async with settings.gate.enter(call, client):
             return await handle(request)
 
@@ -265,15 +271,19 @@ def build_http_server(
     metrics_page: MetricsPage | None = None,
     gate: Gate | None = None,
     ready: Callable[[], bool] = lambda: True,
+    proxies: TrustedProxies | None = None,
     field_bounds: Mapping[str, Mapping[str, Any]] = FIELD_BOUNDS,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
     when ``web_dir`` is given, its files at ``/``. Every route's call passes ``gate`` (API keys and quotas;
     default quotas when None). ``GET /readyz`` answers 200 SERVING while ``ready()`` is true, else 503
-    NOT_SERVING. ``field_bounds`` are the bounds the OpenAPI document states. Not started: call
-    ``start()``."""
-    settings = _Settings(max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()))
+    NOT_SERVING. A client is counted by its address, or by the one ``X-Forwarded-For`` gives when it
+    comes through one of ``proxies``. ``field_bounds`` are the bounds the OpenAPI document states. Not
+    started: call ``start()``."""
+    settings = _Settings(
+        max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()), proxies or TrustedProxies()
+    )
     app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
     app.on_response_prepare.append(_send_request_id)
     if metrics_page is not None:
