@@ -155,7 +155,9 @@ def build_app(settings: Settings) -> App:
     servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
     sizes = size_limits(settings)
     proxies = TrustedProxies.parse(settings.trusted_proxies)
-    redis = open_redis(settings.redis_url, settings.data_dir, settings.redis_cluster)
+    redis = open_redis(
+        settings.redis_url, settings.data_dir, settings.redis_cluster, max_connections=redis_pool_size(settings)
+    )
     commands_first = CommandsFirst()
     store = RedisEventStore(
         redis.client,
@@ -309,6 +311,18 @@ def size_limits(settings: Settings) -> SizeLimits:
     """The page and name limits of ``settings`` (fields of the same names); raises ValueError naming the
     flag of one below 1."""
     return SizeLimits(**{f.name: getattr(settings, f.name) for f in fields(SizeLimits)})
+
+
+#: Redis connections beyond the streams' own: commands in flight and the live tails (a few per process).
+REDIS_POOL_MARGIN = 1000
+
+
+def redis_pool_size(settings: Settings) -> int | None:
+    """The most connections this process opens to Redis (to each node of a cluster): every open bot
+    stream holds one of its own while it waits for assignments, so the pool is ``--max-streams`` plus a
+    margin for the commands and the shared tails. None (the store's default pool, 2000) with
+    ``--max-streams 0``, which sets no limit to follow."""
+    return settings.max_streams + REDIS_POOL_MARGIN if settings.max_streams > 0 else None
 
 
 def limit_settings(settings: Settings) -> LimitSettings:

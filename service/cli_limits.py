@@ -32,7 +32,12 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("rate_claim_seats", str, "seats one client may claim, e.g. 1200/minute; 0: no limit"),
     _Flag("rate_calls", str, "calls of any kind one client may make, e.g. 1000/second; 0: no limit"),
     _Flag("max_streams_per_client", int, "streams (watches, bot connections) one client may hold open; 0: no limit"),
-    _Flag("max_streams", int, "streams this process holds open over all clients; 0: no limit"),
+    _Flag(
+        "max_streams",
+        int,
+        "streams this process holds open over all clients (its Redis pool is this plus 1000 connections); 0: no "
+        "limit (and a pool of 2000)",
+    ),
     _Flag("stream_stall_seconds", float, "a stream whose client reads nothing for this long is ended; 0: never"),
     _Flag("abandon_after_hours", float, "a running game nobody moved in for this long ends as abandoned; 0: never"),
     _Flag("finished_ttl_hours", float, "a finished game is deleted this long after its end; 0: never"),

@@ -205,10 +205,14 @@ def parse_seeds(text: str) -> list[tuple[str, int]]:
     return seeds
 
 
-def open_redis(url: str | None, data_dir: Path, cluster_seeds: str = "") -> RedisConnection:
+def open_redis(
+    url: str | None, data_dir: Path, cluster_seeds: str = "", *, max_connections: int | None = None
+) -> RedisConnection:
     """A client for the cluster of ``cluster_seeds``, for ``url``, or, when both are empty, for an
-    embedded Redis with its files in ``data_dir``."""
+    embedded Redis with its files in ``data_dir``; it opens at most ``max_connections`` connections (to
+    each node of a cluster; None: 2000): live tails share one, each connected bot holds one while it waits."""
     treat_as_unavailable(*REDIS_UNAVAILABLE)
+    max_connections = max_connections or _MAX_CONNECTIONS
     options: dict[str, Any] = {
         "socket_connect_timeout": _CONNECT_TIMEOUT_S,
         "socket_timeout": _SOCKET_TIMEOUT_S,
@@ -217,17 +221,17 @@ def open_redis(url: str | None, data_dir: Path, cluster_seeds: str = "") -> Redi
     }
     if cluster_seeds:
         nodes = [ClusterNode(host, port) for host, port in parse_seeds(cluster_seeds)]
-        cluster = ClusterClient(startup_nodes=nodes, max_connections=_MAX_CONNECTIONS, **options)
+        cluster = ClusterClient(startup_nodes=nodes, max_connections=max_connections, **options)
         _use_fast_cluster_connections(cluster)
         # The cluster client has the same command methods as a single-node client.
         return RedisConnection(client=cluster, url=f"cluster {cluster_seeds}", cluster=True)  # type: ignore[arg-type]
     if url:
-        client = MeasuredRedis.from_url(url, max_connections=_MAX_CONNECTIONS, **options)
+        client = MeasuredRedis.from_url(url, max_connections=max_connections, **options)
         _use_fast_connections(client)
         return RedisConnection(client=client, url=url)
     server = RedisProcess(data_dir)
     server.start()
-    client = MeasuredRedis(unix_socket_path=server.socket_path, max_connections=_MAX_CONNECTIONS, **options)
+    client = MeasuredRedis(unix_socket_path=server.socket_path, max_connections=max_connections, **options)
     _use_fast_connections(client)
     return RedisConnection(client=client, url=f"embedded in {data_dir}", embedded=server)
 
