@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from service.cli_limits import add_limit_flags, limit_overrides
+from service.cli_limits import add_limit_flags, check_limits, limit_overrides
 from service.cli_tls import add_tls_flags, tls_overrides
 from service.config import Settings
 from service.logs import configure_logging
@@ -103,6 +103,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             parse_seeds(settings.redis_cluster)
         except ValueError as error:
             raise SystemExit(f"parlour serve: --redis-cluster: {error}") from error
+    check_limits(settings)
     return replace(settings, log_json=args.log_format == "json")
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from service.app.limits import check_rate
 from service.config import Settings
 
-__all__ = ["add_key_flag", "add_limit_flags", "limit_overrides"]
+__all__ = ["add_key_flag", "add_limit_flags", "check_limits", "limit_overrides"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,8 @@ def add_key_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The limits given on the command line, by Settings field; raises SystemExit for a negative one."""
+    """The limits given on the command line, by Settings field; raises SystemExit for a negative or
+    infinite number and a rate that is not one."""
     given: dict[str, Any] = {
         flag.field: getattr(args, flag.field) for flag in _FLAGS if getattr(args, flag.field) is not None
     }
@@ -105,6 +107,8 @@ def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
         given["export_dir"] = Path(args.export_dir)
     for name, value in given.items():
         flag = "--" + name.replace("_", "-")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SystemExit(f"parlour serve: {flag} must be a finite number, not {value}")
         if isinstance(value, int | float) and value < 0:
             raise SystemExit(f"parlour serve: {flag} must be 0 or more, not {value}")
         if name in _RATES:
@@ -113,3 +117,22 @@ def limit_overrides(args: argparse.Namespace) -> dict[str, Any]:
             except ValueError as error:
                 raise SystemExit(f"parlour serve: {error}") from None
     return given
+
+
+def check_limits(settings: Settings) -> None:
+    """Raise SystemExit with one sentence naming the flags when the limits of ``settings`` (the flags
+    over the defaults) contradict each other or cannot work: a clock range no clock fits in, retention
+    runs without a pause, a page or name limit below 1, a trusted proxy that is not a network."""
+    # The parts that refuse such values themselves, imported only for `parlour serve` (not every command).
+    from service.api.forwarded import TrustedProxies
+    from service.app.retention import RetentionSettings
+    from service.app.time_control import ClockRange
+    from service.bootstrap import size_limits
+
+    try:
+        ClockRange(settings.min_move_ms, settings.max_move_ms)
+        RetentionSettings(interval_seconds=settings.retention_seconds)
+        size_limits(settings)
+        TrustedProxies.parse(settings.trusted_proxies)
+    except ValueError as error:
+        raise SystemExit(f"parlour serve: {error}") from None

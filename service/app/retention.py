@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,15 @@ class RetentionSettings:
     #: Where finished games are exported before they are deleted (None: no export).
     export_dir: Path | None = None
     interval_seconds: float = 600.0
+
+    def __post_init__(self) -> None:
+        """Raise ValueError (naming the flag) for an interval of 0 or less: the runs would follow each
+        other without a pause, paging every game's index over and over."""
+        if not 0 < self.interval_seconds < math.inf:
+            raise ValueError(
+                f"--retention-seconds must be more than 0 (the time between two retention runs), not "
+                f"{self.interval_seconds}; --abandon-after-hours 0 and --finished-ttl-hours 0 turn retention off"
+            )
 
 
 @dataclass

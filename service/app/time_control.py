@@ -61,6 +61,20 @@ class ClockRange:
     min_move_ms: int = 1
     max_move_ms: int = 3_600_000
 
+    def __post_init__(self) -> None:
+        """Raise ValueError (naming the flags) for a range no clock fits in."""
+        if not 1 <= self.max_move_ms <= 3_600_000:
+            raise ValueError(
+                f"--max-move-ms must be 1 to 3600000 (a clock's longest move time), not {self.max_move_ms}"
+            )
+        if self.min_move_ms < 0:
+            raise ValueError(f"--min-move-ms must be 0 or more, not {self.min_move_ms}")
+        if self.min_move_ms > self.max_move_ms:
+            raise ValueError(
+                f"--min-move-ms {self.min_move_ms} is more than --max-move-ms {self.max_move_ms}, so every clock "
+                "would be refused; give a minimum no larger than the maximum"
+            )
+
     def check(self, control: TimeControl) -> None:
         """Raise request/invalid naming the range (and its flags) unless ``control``'s move time is in it."""
         if not self.min_move_ms <= control.move_ms <= self.max_move_ms:
