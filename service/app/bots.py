@@ -128,11 +128,21 @@ class Bots:
     async def assignments(self, name: str, key: str) -> list[pb.Assignment]:
         """The bot's assignments in games that are not over."""
         await self.authenticate(name, key)
-        records = [r for _, r in await self._store.assignments(name)]
-        return [_assignment(r) for r in records if not await self._finished(r.game_id)]
+        entries = await self._store.assignments(name)
+        return [_assignment(r) for entry_id, r in entries if not await self._over(name, entry_id, r)]
 
-    async def _finished(self, game_id: str) -> bool:
-        return (await self._games.get_game(game_id)).status == game_pb2.GAME_STATUS_FINISHED
+    async def _over(self, name: str, entry_id: str, record: AssignmentRecord) -> bool:
+        """Whether the assignment's game is over: finished, or gone (retention deletes finished games).
+        The assignment of a game that is gone is dropped from the bot's stream, so a bot's sessions do
+        not read it again."""
+        try:
+            summary = await self._games.get_game(record.game_id)
+        except ServiceError as error:
+            if error.reason != "game/not_found":
+                raise
+            await self._store.drop_assignment(name, entry_id, record)
+            return True
+        return summary.status == game_pb2.GAME_STATUS_FINISHED
 
     # --- the stream of a connected bot ---------------------------------------------------------------
 
@@ -178,7 +188,7 @@ class Bots:
         while True:
             for entry_id, record in records:
                 last = entry_id
-                if (record.game_id, record.seat) in session.seats or await self._finished(record.game_id):
+                if (record.game_id, record.seat) in session.seats or await self._over(session.name, entry_id, record):
                     continue
                 session.seats[(record.game_id, record.seat)] = record
                 await session.outbox.put(pb.ConnectResponse(assignment=_assignment(record)))

@@ -66,3 +66,8 @@ class BotStore(Protocol):
     ) -> list[tuple[str, AssignmentRecord]]:
         """Assignments after stream id ``after`` as (id, record); with ``block_ms`` wait that long for one."""
         ...
+
+    async def drop_assignment(self, name: str, entry_id: str, record: AssignmentRecord) -> None:
+        """Remove the assignment ``entry_id`` (``record``) from the bot's stream and its seat from the bot's
+        assigned seats (its game is gone). Idempotent."""
+        ...

@@ -19,6 +19,13 @@ redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
 return 1
 """
 
+# KEYS: assignments stream, assigned seats set. ARGV: the entry's id, "<game>:<seat>".
+_DROP = """
+redis.call('XDEL', KEYS[1], ARGV[1])
+redis.call('SREM', KEYS[2], ARGV[2])
+return 1
+"""
+
 
 class RedisBots:
     """The bot store (:class:`~service.store.bot_port.BotStore`) on Redis: bot identities and assignments,
@@ -29,6 +36,7 @@ class RedisBots:
         self._redis = client
         self._keys = keys
         self._assign_once = client.register_script(_ASSIGN_ONCE)
+        self._drop = client.register_script(_DROP)
 
     async def key_hash(self, name: str, new_hash: str | None) -> str | None:
         """The bot's stored key hash, set to ``new_hash`` first if the bot is new (None: a new bot stays
@@ -69,3 +77,8 @@ class RedisBots:
             return [(i.decode(), AssignmentRecord.parse(f)) for i, f in entries]
         reply = cast(list[tuple[bytes, Entries]], await self._redis.xread({key: after}, block=block_ms, count=100))
         return [(i.decode(), AssignmentRecord.parse(f)) for _, items in reply or [] for i, f in items]
+
+    async def drop_assignment(self, name: str, entry_id: str, record: AssignmentRecord) -> None:
+        """XDEL of the entry and SREM of its seat, in one script (the keys share the bot's hash slot)."""
+        keys = [self._keys.assignments(name), self._keys.assigned_seats(name)]
+        await self._drop(keys=keys, args=[entry_id, f"{record.game_id}:{record.seat}"])

@@ -54,3 +54,17 @@ async def test_a_blocking_read_wakes_for_a_new_assignment(bots: BotStore) -> Non
     done, _ = await asyncio.wait({waiting}, timeout=10)
     assert done, "the blocking read did not wake up for the new assignment"
     assert [r for _, r in waiting.result()] == [record]
+
+
+async def test_a_dropped_assignment_is_gone_from_the_stream_and_its_seat_forgotten(bots: BotStore) -> None:
+    """After drop_assignment (its game was deleted) the entry is no longer read, the others stay, and
+    dropping it again changes nothing."""
+    gone = AssignmentRecord("g4", "oldmen", 1, "tok-1", "t2")
+    kept = AssignmentRecord("g5", "oldmen", 0, "tok-0", "t3")
+    await bots.assign("eve", gone)
+    await bots.assign("eve", kept)
+    (first, _), _ = await bots.assignments("eve")
+    await bots.drop_assignment("eve", first, gone)
+    await bots.drop_assignment("eve", first, gone)
+    assert [record for _, record in await bots.assignments("eve")] == [kept]
+    assert await bots.assign("eve", gone) is True  # the seat is no longer marked as given
