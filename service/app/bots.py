@@ -197,7 +197,19 @@ class Bots:
 
     async def _play_seat(self, session: _Session, record: AssignmentRecord) -> None:
         """Send a Turn each time the seat must act (none once the seat is dropped for its timeouts: the
-        server plays it), and GameEnded at the end."""
+        server plays it), and GameEnded at the end.
+
+        A seat the bot can no longer act for (the admin revoked its token, or its game is gone) ends this
+        seat's play only, without a GameEnded: the session and the bot's other seats go on (the seat's
+        clock, if it has one, plays it; a Move for it is rejected with the reason)."""
+        try:
+            await self._follow_seat(session, record)
+        except ServiceError as error:
+            if not (error.reason.startswith("auth/") or error.reason == "game/not_found"):
+                raise
+            log.info("bot seat lost", bot=session.name, game_id=record.game_id, seat=record.seat, reason=error.reason)
+
+    async def _follow_seat(self, session: _Session, record: AssignmentRecord) -> None:
         game_id, seat, token = record.game_id, record.seat, record.token
         view = await self._games.get_view(game_id, seat, token)
         events = self._games.watch(game_id, view.version + 1, seat, token)
