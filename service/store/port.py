@@ -157,7 +157,8 @@ class EventStore(Protocol):
         ...
 
     async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
-        """Set one metadata field unless it exists; True if it was set (used to claim seats)."""
+        """Set one metadata field unless it exists; True if it was set (used to claim seats). A game that
+        does not exist (or no longer does) is not created: False."""
         ...
 
     async def delete(self, game_id: str) -> None:

@@ -37,6 +37,11 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
+# KEYS: a hash. ARGV: field, value. Sets the field only if the hash exists and the field does not.
+_SET_IF_ABSENT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+"""
 
 
 class RedisEventStore:
@@ -61,6 +66,7 @@ class RedisEventStore:
         script = client.register_script(_APPEND)
         self._append = ScriptRunner(client, script, replica_acks, replica_ack_timeout_ms)
         self._replace = client.register_script(_REPLACE)
+        self._set_if_absent = client.register_script(_SET_IF_ABSENT)
         self._clock_ms = clock_ms
         self._index = GameIndex(client, self._keys, self._now_ms)
         self._hub = TailHub(client, self._keys, self.read, live_gives_way)
@@ -180,8 +186,8 @@ class RedisEventStore:
         return {k.decode(): v.decode() for k, v in raw.items()}
 
     async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
-        """HSETNX on the metadata hash."""
-        return bool(await self._redis.hsetnx(self._keys.meta(game_id), field, value))
+        """HSETNX on the metadata hash, if it exists (checked and set in one script)."""
+        return bool(await self._set_if_absent(keys=[self._keys.meta(game_id)], args=[field, value]))
 
     async def delete(self, game_id: str) -> None:
         """DEL of the game's keys, then ZREM from the indexes its metadata named."""

@@ -270,6 +270,15 @@ async def test_set_meta_if_absent_claims_once(store: EventStore) -> None:
     assert sorted(results) == [False, True]
 
 
+async def test_set_meta_if_absent_never_creates_a_game(store: EventStore) -> None:
+    """A claim on a game that does not exist, or was deleted, sets nothing and leaves no metadata."""
+    assert not await store.set_meta_if_absent("nosuch", "seat:0", "alice")
+    await store.create("g1", {"game": "oldmen", "status": "running"}, events(b"a"))
+    await store.delete("g1")
+    assert not await store.set_meta_if_absent("g1", "seat:0", "alice")
+    assert await store.meta("nosuch") is None and await store.meta("g1") is None
+
+
 async def test_replace_meta_overwrites_only_a_field_that_exists(store: EventStore) -> None:
     """A field is overwritten; a missing field (or game) is not created."""
     await store.create("g1", {}, events(b"a"))
