@@ -13,6 +13,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Literal
 
 import structlog
 
@@ -36,7 +37,7 @@ from service.app.time_control import ClockRange, SincePrevious, ThinkTimes, Time
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
-__all__ = ["Games", "check_house_bots"]
+__all__ = ["Abandonment", "Games", "check_house_bots"]
 
 log = structlog.get_logger("parlour.games")
 
@@ -244,13 +245,47 @@ class Games:
             raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")
         raise ServiceError("seat/none_free", "every seat of this game is taken; watch it as a spectator instead")
 
-    async def abandon(self, game_id: str, now_ms: int, *, max_moves: int = 100_000) -> bool:
-        """End a running game nobody plays: mark it abandoned, then play every pending seat's default
-        command (with the server's authority, as timeouts) until it is over. Safe to repeat and to run in
-        several processes at once (each move's command id is derived from the version). True if it ended."""
-        record = await self._record(game_id, fresh=True)
+    async def abandon(self, game_id: str, now_ms: int, *, max_moves: int = 100_000) -> Abandonment:
+        """End a running game nobody plays (retention, after ``--abandon-after-hours`` without a move).
+
+        A game whose every seat is held (claimed by a player, reserved for a tournament's bot, or played
+        by a house bot) is marked abandoned, then every pending seat's default command is played (with the
+        server's authority, as timeouts) until it is over: its players and watchers see it end, and it is
+        kept, exported and expired as any finished game. Returns "ended".
+
+        A game with a seat nobody ever claimed never started (its clock starts once every seat is
+        claimed): it is deleted at once, with the tokens of the seats that were claimed, instead of being
+        played out, since playing out a game no one played multiplies its size several times (an Old Men
+        game grows from about 5 KB to 30 KB) and costs tens of milliseconds of CPU, for every game a client
+        created and left. Its free seats are closed first, so no claim completes the game while it goes; a
+        watcher of it is not told (its stream stays open, with nothing more to come). Returns "deleted".
+
+        Returns "" for a game that is already over or gone. Safe to repeat and to run in several processes
+        at once (each move's command id is derived from the version; closing a seat is one write that
+        either a closer or a player wins)."""
+        try:
+            record = await self._record(game_id, fresh=True)
+            if not record.finished and _unseated(record):
+                for seat in _unseated(record):
+                    closed = SeatClaim(name="", token_hash=_CLOSED_SEAT + new_token())
+                    await self._store.set_meta_if_absent(game_id, f"seat:{seat}", json.dumps(closed.__dict__))
+                record = await self._record(game_id, fresh=True)
+        except ServiceError as error:
+            if error.reason != "game/not_found":
+                raise
+            return ""  # deleted meanwhile (by another process's run)
         if record.finished:
-            return False
+            return ""
+        if _unseated(record):  # a seat is closed: the game can never start
+            await self.forget(game_id)
+            log.info("game deleted unstarted", game_id=game_id)
+            return "deleted"
+        await self._play_out(record, now_ms, max_moves)
+        return "ended"
+
+    async def _play_out(self, record: GameRecord, now_ms: int, max_moves: int) -> None:
+        """Mark the game abandoned and play its pending seats' default commands until it is over."""
+        game_id = record.game_id
         await self._store.set_meta_if_absent(game_id, "abandoned_ms", str(now_ms))
         for _ in range(max_moves):
             version = await self._store.version(game_id)
@@ -264,7 +299,6 @@ class Games:
                 )
         self._records.pop(game_id, None)
         log.info("game abandoned", game_id=game_id)
-        return True
 
     async def forget(self, game_id: str) -> None:
         """Delete the game from the store (retention); its seat tokens go with it."""
@@ -508,6 +542,23 @@ def check_house_bots(game: str, seats: int, house_bots: Sequence[tuple[int, str]
                 "request/invalid", f"no house bot strategy {strategy[:40]!r} for {game}; use one of: {', '.join(known)}"
             )
     return chosen
+
+
+#: What abandon() may answer: the game was "ended" (played out), "deleted" (never fully seated), or ""
+#: (already over or gone).
+Abandonment = Literal["", "ended", "deleted"]
+
+#: The token hash of a seat closed by abandon(): no token matches it, and the seat counts as never claimed.
+_CLOSED_SEAT = "closed:"
+
+
+def _unseated(record: GameRecord) -> list[int]:
+    """The seats of the game no player holds: never claimed, or closed by abandon()."""
+    return [
+        seat
+        for seat in range(record.config.seats)
+        if seat not in record.claims or record.claims[seat].token_hash.startswith(_CLOSED_SEAT)
+    ]
 
 
 def _reserved_seats(holders: Sequence[tuple[str, str]], seats: int) -> dict[str, str]:

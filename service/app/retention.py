@@ -1,5 +1,6 @@
 """Retention: running games nobody moves in are ended as abandoned, and finished games expire (written
-to an export file first, when an export directory is configured).
+to an export file first, when an export directory is configured). An abandoned game that never had every
+seat claimed never started: it is deleted instead of played out (see :meth:`Games.abandon`).
 
 Every server process runs it (``--abandon-after-hours``, ``--finished-ttl-hours``, ``--export-dir``,
 every ``--retention-seconds``); both steps are safe to run in several processes at once. Each run pages
@@ -53,9 +54,11 @@ class RetentionSettings:
 
 @dataclass
 class RetentionReport:
-    """What one run did: the games it ended as abandoned, deleted, and exported."""
+    """What one run did: the games it ended as abandoned (played out), deleted unstarted (abandoned before
+    every seat was claimed), expired (deleted once finished long enough), and the files it exported."""
 
     abandoned: list[str] = field(default_factory=list)
+    unstarted: list[str] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)
     exported: list[Path] = field(default_factory=list)
 
@@ -92,8 +95,11 @@ class Retention:
         if self.settings.abandon_after_hours > 0:
             cutoff = now - int(self.settings.abandon_after_hours * _HOUR_MS)
             for game_id in await self._older(game_pb2.GAME_STATUS_RUNNING, cutoff):
-                if await self._games.abandon(game_id, now):
+                outcome = await self._games.abandon(game_id, now)
+                if outcome == "ended":
                     report.abandoned.append(game_id)
+                elif outcome == "deleted":
+                    report.unstarted.append(game_id)
         if self.settings.finished_ttl_hours > 0:
             cutoff = now - int(self.settings.finished_ttl_hours * _HOUR_MS)
             for game_id in await self._older(game_pb2.GAME_STATUS_FINISHED, cutoff):
@@ -102,8 +108,13 @@ class Retention:
                     report.exported.append(exported)
                 await self._games.forget(game_id)
                 report.expired.append(game_id)
-        if report.abandoned or report.expired:
-            log.info("retention run", abandoned=len(report.abandoned), expired=len(report.expired))
+        if report.abandoned or report.unstarted or report.expired:
+            log.info(
+                "retention run",
+                abandoned=len(report.abandoned),
+                unstarted=len(report.unstarted),
+                expired=len(report.expired),
+            )
         return report
 
     async def _older(self, status: game_pb2.GameStatus.ValueType, cutoff_ms: int) -> list[str]:

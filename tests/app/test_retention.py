@@ -1,6 +1,7 @@
 """The retention run: a running game nobody moved in for the configured time ends as abandoned (its
-seats played to the end by the server, its watchers told), and a finished game expires after its time,
-exported first when an export directory is configured; its seat tokens go with it."""
+seats played to the end by the server, its watchers told) or, when its seats were never all claimed, is
+deleted; a finished game expires after its time, exported first when an export directory is configured;
+its seat tokens go with it."""
 
 from __future__ import annotations
 
@@ -66,3 +67,44 @@ async def test_abandoned_games_end_and_finished_games_expire_with_an_export(app:
 
 async def _all(watch: object) -> list[game_pb2.Event]:
     return [reply.event async for reply in watch]  # type: ignore[attr-defined]
+
+
+async def test_abandoned_games_never_fully_seated_are_deleted_not_played_out(app: App, tmp_path: Path) -> None:
+    """In one run: a game nobody claimed a seat of and one whose seats were only partly claimed are
+    deleted (nothing of them is left in Redis, the claimed seat's token goes with its game, and no claim can
+    bring them back); a fully seated game idle as long is still played out to its end."""
+    target = f"127.0.0.1:{app.grpc_port}"
+    async with GameClient(target) as client:
+        never = (await client.create_game("oldmen", 3, seed=b"never".ljust(16, b"."))).game_id
+        partly = (await client.create_game("oldmen", 3, seed=b"partly".ljust(16, b"."))).game_id
+        _, token = await client.claim_seat(partly, "early", seat=1)
+        seated = await seated_game(client, seats=3, seed=b"seated")
+        report = await _retention(app, 2, tmp_path / "exports").run_once()
+        assert report.abandoned == [seated.game_id] and report.expired == []
+        assert sorted(report.unstarted) == sorted([never, partly])
+        summary = await client.game(seated.game_id)
+        assert summary.status == game_pb2.GAME_STATUS_FINISHED and summary.abandoned
+    channel, games = stub(target)
+    async with channel:
+        for game_id in (never, partly):
+            assert await _keys_of(app, game_id) == []
+            for call in (
+                games.GetGame(pb.GetGameRequest(game_id=game_id)),
+                games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="late")),
+            ):
+                with pytest.raises(grpc.aio.AioRpcError) as gone:
+                    await call
+                assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+            assert await _keys_of(app, game_id) == []
+        with pytest.raises(grpc.aio.AioRpcError) as gone:
+            await games.GetView(pb.GetViewRequest(game_id=partly, seat=1), metadata=auth(token))
+        assert gone.value.code() == grpc.StatusCode.NOT_FOUND
+        listed = await games.ListGames(pb.ListGamesRequest())
+        assert [g.game_id for g in listed.games] == [seated.game_id]
+    assert (await _retention(app, 2, tmp_path / "exports").run_once()).unstarted == []
+
+
+async def _keys_of(app: App, game_id: str) -> list[bytes]:
+    """Every Redis key of the game (they share its hash tag)."""
+    pattern = f"{app.settings.key_prefix}:{{g:{game_id}}}:*"
+    return [key async for key in app.redis.client.scan_iter(match=pattern)]
