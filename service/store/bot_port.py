@@ -39,9 +39,30 @@ class AssignmentRecord:
 class BotStore(Protocol):
     """Bot identities and assignments."""
 
-    async def key_hash(self, name: str, new_hash: str | None) -> str | None:
+    async def key_hash(self, name: str, new_hash: str | None, *, holder: str = "", hold_ms: int = 0) -> str | None:
         """The bot's stored key hash, set to ``new_hash`` first if the bot is new (None: a new bot stays
-        unknown and None is returned). The first hash stored for a name wins."""
+        unknown and None is returned). The first hash stored for a name wins. With ``holder``, a new name
+        is only held: by ``holder`` (a session) for ``hold_ms``, then forgotten unless renewed or bound;
+        without, it is kept for good."""
+        ...
+
+    async def hold(self, name: str, holder: str, hold_ms: int) -> bool:
+        """Pass a held name to ``holder`` for ``hold_ms`` (a new session of the same bot); False, and no
+        change, for a name kept for good or no name."""
+        ...
+
+    async def renew(self, name: str, holder: str, hold_ms: int) -> bool:
+        """Extend ``holder``'s hold on the name to ``hold_ms`` from now; False if ``holder`` no longer holds
+        it (another holder took it over, it was bound or forgotten)."""
+        ...
+
+    async def let_go(self, name: str, holder: str) -> bool:
+        """Forget the name (key hash, games) if ``holder`` holds it; True if it did."""
+        ...
+
+    async def bind(self, name: str) -> bool:
+        """Keep a held name for good, whoever holds it (a name kept for good stays so); False if there is
+        no such name."""
         ...
 
     async def release(self, name: str) -> bool:

@@ -1,4 +1,7 @@
-"""Bots on Redis: each bot's identity (the hash of its key) and its stream of seat assignments."""
+"""Bots on Redis: each bot's identity (the hash of its key) and its stream of seat assignments.
+
+A name held by a session only (see :meth:`RedisBots.key_hash`) is its identity hash with a ``holder``
+field and an expiry; binding it removes both."""
 
 from __future__ import annotations
 
@@ -16,6 +19,51 @@ __all__ = ["AssignmentRecord", "RedisBots"]  # the record is the port's, re-expo
 _ASSIGN_ONCE = """
 if redis.call('SADD', KEYS[2], ARGV[1]) == 0 then return 0 end
 redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+return 1
+"""
+
+# KEYS: the bot's hash. ARGV: key hash, holder ("" for good), hold in ms. Registers a new name; the
+# stored key hash.
+_REGISTER = """
+if redis.call('HSETNX', KEYS[1], 'key_hash', ARGV[1]) == 1 then
+  if ARGV[2] ~= '' then
+    redis.call('HSET', KEYS[1], 'holder', ARGV[2])
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  else
+    redis.call('HDEL', KEYS[1], 'holder')
+    redis.call('PERSIST', KEYS[1])
+  end
+end
+return redis.call('HGET', KEYS[1], 'key_hash')
+"""
+
+# KEYS: the bot's hash. ARGV: holder, hold in ms. A held name passes to the holder for that long.
+_HOLD = """
+if redis.call('HEXISTS', KEYS[1], 'holder') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'holder', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS: the bot's hash. ARGV: holder, hold in ms. The holder's hold lasts that long from now.
+_RENEW = """
+if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS: the bot's hash. ARGV: holder. The holder's name is forgotten.
+_LET_GO = """
+if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+"""
+
+# KEYS: the bot's hash. A held name is kept for good; 0 if there is no such name.
+_BIND = """
+if redis.call('HEXISTS', KEYS[1], 'key_hash') == 0 then return 0 end
+redis.call('HDEL', KEYS[1], 'holder')
+redis.call('PERSIST', KEYS[1])
 return 1
 """
 
@@ -37,15 +85,37 @@ class RedisBots:
         self._keys = keys
         self._assign_once = client.register_script(_ASSIGN_ONCE)
         self._drop = client.register_script(_DROP)
+        self._register = client.register_script(_REGISTER)
+        self._hold = client.register_script(_HOLD)
+        self._renew = client.register_script(_RENEW)
+        self._let_go = client.register_script(_LET_GO)
+        self._bind = client.register_script(_BIND)
 
-    async def key_hash(self, name: str, new_hash: str | None) -> str | None:
+    async def key_hash(self, name: str, new_hash: str | None, *, holder: str = "", hold_ms: int = 0) -> str | None:
         """The bot's stored key hash, set to ``new_hash`` first if the bot is new (None: a new bot stays
-        unknown and None is returned)."""
+        unknown and None is returned); with ``holder``, a new name is held by it for ``hold_ms``."""
         key = self._keys.bot(name)
-        if new_hash is not None:
-            await self._redis.hsetnx(key, "key_hash", new_hash)
-        raw = cast(bytes | None, await self._redis.hget(key, "key_hash"))
+        if new_hash is None:
+            raw = cast(bytes | None, await self._redis.hget(key, "key_hash"))
+        else:
+            raw = cast(bytes | None, await self._register(keys=[key], args=[new_hash, holder, hold_ms]))
         return None if raw is None else raw.decode()
+
+    async def hold(self, name: str, holder: str, hold_ms: int) -> bool:
+        """Give a held name's hold to ``holder`` for ``hold_ms``; False for a name kept for good (or none)."""
+        return bool(await self._hold(keys=[self._keys.bot(name)], args=[holder, hold_ms]))
+
+    async def renew(self, name: str, holder: str, hold_ms: int) -> bool:
+        """Extend ``holder``'s hold to ``hold_ms`` from now; False if it no longer holds the name."""
+        return bool(await self._renew(keys=[self._keys.bot(name)], args=[holder, hold_ms]))
+
+    async def let_go(self, name: str, holder: str) -> bool:
+        """Forget the name if ``holder`` holds it; True if it did."""
+        return bool(await self._let_go(keys=[self._keys.bot(name)], args=[holder]))
+
+    async def bind(self, name: str) -> bool:
+        """Keep a held name for good (no holder, no expiry); False if there is no such name."""
+        return bool(await self._bind(keys=[self._keys.bot(name)]))
 
     async def release(self, name: str) -> bool:
         """HDEL of the key hash."""

@@ -68,3 +68,41 @@ async def test_a_dropped_assignment_is_gone_from_the_stream_and_its_seat_forgott
     await bots.drop_assignment("eve", first, gone)
     assert [record for _, record in await bots.assignments("eve")] == [kept]
     assert await bots.assign("eve", gone) is True  # the seat is no longer marked as given
+
+
+async def test_a_held_name_lasts_while_its_holder_renews_it_and_goes_when_let_go(bots: BotStore) -> None:
+    """A name registered with a holder is known; only its holder renews it or lets it go; letting go
+    forgets it (its games too), so the next key registers it anew."""
+    assert await bots.key_hash("fay", "h1", holder="s1", hold_ms=60_000) == "h1"
+    await bots.set_games("fay", ["oldmen"])
+    assert await bots.key_hash("fay", "h2", holder="s2", hold_ms=60_000) == "h1"  # the first hash wins
+    assert await bots.renew("fay", "s1", 60_000) and not await bots.renew("fay", "s2", 60_000)
+    assert not await bots.let_go("fay", "s2")
+    assert await bots.let_go("fay", "s1")
+    assert await bots.key_hash("fay", None) is None and await bots.games("fay") == []
+    assert await bots.key_hash("fay", "h2") == "h2"
+
+
+async def test_a_held_name_expires_unless_renewed(bots: BotStore) -> None:
+    """A hold that is not renewed lapses and the name is unknown again."""
+    assert await bots.key_hash("gus", "h1", holder="s1", hold_ms=200) == "h1"
+    assert await bots.renew("gus", "s1", 200)
+    await asyncio.sleep(0.5)
+    assert await bots.key_hash("gus", None) is None
+    assert not await bots.renew("gus", "s1", 200)
+
+
+async def test_a_held_name_passes_to_a_new_holder_and_binding_keeps_it_for_good(bots: BotStore) -> None:
+    """hold() passes a held name on (the old holder can no longer let it go); bind() ends the hold, after
+    which no holder takes, renews or lets go of the name; a name kept for good is never held."""
+    assert await bots.key_hash("hal", "h1", holder="s1", hold_ms=60_000) == "h1"
+    assert await bots.hold("hal", "s2", 60_000)
+    assert not await bots.let_go("hal", "s1")
+    assert await bots.bind("hal") and await bots.bind("hal")
+    assert not await bots.hold("hal", "s3", 200) and not await bots.renew("hal", "s2", 200)
+    assert not await bots.let_go("hal", "s2")
+    await asyncio.sleep(0.4)
+    assert await bots.key_hash("hal", None) == "h1"
+    assert not await bots.bind("nobody")
+    assert await bots.key_hash("ida", "h1") == "h1"
+    assert not await bots.hold("ida", "s1", 200) and not await bots.let_go("ida", "s1")
