@@ -1,7 +1,10 @@
 """Bots over the network: identities, seat assignments, and the session of a connected bot.
 
-A bot proves who it is with its bot key (the first use of a name registers the key; only its hash is
-kept), and says which games it plays (remembered, so a tournament of another game refuses it).
+A bot proves who it is with its bot key (the first Connect of a name registers the key; only its hash is
+kept), and says which games it plays (remembered, so a tournament of another game refuses it). A name is
+the key's for good when the admin or a caller with an API key registered it, or once the bot entered a
+tournament; a name first connected without an API key (an open server) is only held by its session while
+it is open (see :meth:`Bots.authenticate`), so names cannot be flooded or squatted for nothing.
 Tournaments assign seats to bots (:meth:`Bots.assign`); a connected bot's session (:meth:`Bots.session`)
 sends each unfinished assignment, then a Turn whenever one of its seats must act, and applies the bot's
 Moves through the ordinary game use case with the seat's token. A session started again with the same
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +26,7 @@ import structlog
 from engines.registry import get_game
 from parlour.v1 import bot_service_pb2 as pb
 from parlour.v1 import errors_pb2, game_pb2
-from service.app.api_keys import ApiKeys
+from service.app.api_keys import CALLER_KEY, ApiKeys
 from service.app.clocks import Clocks
 from service.app.errors import ServiceError, loggable
 from service.app.games import Games
@@ -41,6 +45,8 @@ class _Session:
     """One connected bot: its outgoing queue, its seats by (game, seat) and their tasks."""
 
     name: str
+    #: Who holds the bot's name while the session is open, when it is only held (see Bots.authenticate).
+    holder: str = field(default_factory=lambda: secrets.token_hex(8))
     outbox: asyncio.Queue[pb.ConnectResponse] = field(default_factory=asyncio.Queue)
     seats: dict[tuple[str, int], AssignmentRecord] = field(default_factory=dict)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
@@ -58,6 +64,11 @@ class _Session:
         if not task.cancelled() and task.exception() is not None:
             log.warning("bot session failed", bot=self.name, error=loggable(task.exception()))  # type: ignore[arg-type]
             self.ended.set()
+
+
+#: How long a name held by a session outlives the session's last renewal (a session renews it every third
+#: of that; one that ends lets it go at once, one whose process stopped loses it after this long).
+HOLD_MS = 60_000
 
 
 class Bots:
@@ -81,26 +92,53 @@ class Bots:
         self._clocks = clocks
         self._sessions: dict[str, _Session] = {}
 
-    async def authenticate(self, name: str, key: str, *, register: bool = True, by_admin: bool = False) -> None:
-        """Check the bot's key, registering it when the name is new and ``register`` is set (when the
-        server requires API keys, only for a caller with a key or ``by_admin``). Raises request/invalid,
-        bot/unknown (a new name without ``register``), auth/missing_api_key or auth/bad_bot_key."""
+    async def authenticate(
+        self, name: str, key: str, *, register: bool = False, by_admin: bool = False, holder: str = ""
+    ) -> bool:
+        """Check the bot's key. Only with ``register`` is a new name registered (a bot's Connect, the
+        admin's RegisterBot; never a read call), and then:
+
+        - for good, when ``by_admin`` or the caller sent a valid API key (with ``--require-api-key``, the
+          only ways: otherwise auth/missing_api_key);
+        - otherwise (an open server's Connect without a key) held by the session ``holder`` only: kept
+          while the session is open and let go when it ends (:data:`HOLD_MS` after a process stopped). So
+          a client holds at most as many such names as it may hold bot streams
+          (``--max-streams-per-client``), and a name no one uses is free again for anyone.
+
+        A held name becomes the key's for good when its bot enters a tournament (:meth:`bind`) or connects
+        with an API key. True when the name is held by ``holder`` (the session must renew it and let it
+        go). Raises request/invalid, bot/unknown (a new name without ``register``), auth/missing_api_key
+        or auth/bad_bot_key."""
         self._sizes.check_bot_name(name)
         if not 16 <= len(key) <= 256:
             raise ServiceError("request/invalid", "a bot key is 16 to 256 characters; pick a long random secret")
+        for_good = by_admin or bool(CALLER_KEY.get())
         stored = await self._store.key_hash(name, None)
-        if stored is None and register:
+        if stored is None and register and (for_good or holder):
             if self._keys is not None and not by_admin:
                 self._keys.check_new_bot_name(name)
-            stored = await self._store.key_hash(name, hash_token(key))
+            hold = ("", 0) if for_good else (holder, HOLD_MS)
+            stored = await self._store.key_hash(name, hash_token(key), holder=hold[0], hold_ms=hold[1])
         if stored is None:
             raise ServiceError(
                 "bot/unknown",
-                f"there is no bot named {name!r}: connect it once (BotService.Connect) to register its name and key, "
-                "or have the admin register it",
+                f"there is no bot named {name!r}: connect it once (BotService.Connect registers its name and key) "
+                "and register it while it is connected, or have the admin register it",
             )
         if not token_matches(key, stored):
             raise ServiceError("auth/bad_bot_key", f"a bot named {name!r} exists with another key; pick another name")
+        if for_good:
+            await self._store.bind(name)
+            return False
+        return bool(holder) and await self._store.hold(name, holder, HOLD_MS)
+
+    async def bind(self, name: str) -> None:
+        """Make bot ``name``'s name its key's for good (it enters a tournament, which gives it seats), even
+        if it was only held by its session; bot/unknown if there is no such bot (any more)."""
+        if not await self._store.bind(name):
+            raise ServiceError(
+                "bot/unknown", f"there is no bot named {name!r}: its connection ended; connect it and try again"
+            )
 
     async def release(self, name: str) -> None:
         """Forget bot ``name``'s key (the admin's call), so the name can be registered anew; bot/unknown
@@ -149,12 +187,12 @@ class Bots:
     async def session(self, hello: pb.Hello, moves: AsyncIterator[pb.Move]) -> AsyncIterator[pb.ConnectResponse]:
         """Serve a connected bot: yields what to send it until it disconnects (``moves`` ends) or a newer
         session of the same bot starts here."""
-        await self.authenticate(hello.bot_name, hello.bot_key)
         for game in hello.games:
             if get_game(game) is None:
                 raise ServiceError("request/invalid", f"there is no game {game[:64]!r}; ListGameTypes shows the games")
-        await self._store.set_games(hello.bot_name, sorted(set(hello.games)))
         session = _Session(hello.bot_name)
+        held = await self.authenticate(hello.bot_name, hello.bot_key, register=True, holder=session.holder)
+        await self._store.set_games(hello.bot_name, sorted(set(hello.games)))
         previous = self._sessions.get(session.name)
         if previous is not None:
             previous.ended.set()
@@ -163,6 +201,8 @@ class Bots:
         await session.outbox.put(pb.ConnectResponse(welcome=pb.Welcome(bot_name=session.name)))
         session.spawn(self._follow_assignments(session))
         session.spawn(self._read_moves(session, moves))
+        if held:
+            session.spawn(self._keep_name(session))
         waiting: list[asyncio.Future[Any]] = []
         try:
             while not session.ended.is_set():
@@ -180,7 +220,19 @@ class Bots:
                 task.cancel()
             if self._sessions.get(session.name) is session:
                 del self._sessions[session.name]
+            if held:
+                with contextlib.suppress(Exception):  # else the hold lapses by itself
+                    await self._store.let_go(session.name, session.holder)
             log.info("bot disconnected", bot=session.name)
+
+    async def _keep_name(self, session: _Session) -> None:
+        """Renew the session's hold on its bot's name until it ends or the hold passes on (the bot was
+        bound for good, or a newer session on another server took it over)."""
+        while await self._store.renew(session.name, session.holder, HOLD_MS):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.ended.wait(), HOLD_MS / 3000)
+            if session.ended.is_set():
+                return
 
     async def _follow_assignments(self, session: _Session) -> None:
         last = "0"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -59,15 +61,19 @@ async def test_a_bot_that_disconnects_and_reconnects_continues_its_game(admin_ap
 
 
 async def test_a_bot_name_is_kept_by_its_key(admin_app: App) -> None:
-    """The first connection of a name sets its key; another key for that name is refused."""
+    """The first connection of a name sets its key (ListAssignments reads with it); another key for that
+    name is refused."""
     target = f"127.0.0.1:{admin_app.grpc_port}"
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with (
+        _connected(target, pb.Hello(bot_name="owned", bot_key=BOT_KEY)),
+        grpc.aio.insecure_channel(target) as channel,
+    ):
         reply = await pb_grpc.BotServiceStub(channel).ListAssignments(
             pb.ListAssignmentsRequest(bot_name="owned"), metadata=[("x-parlour-bot-key", BOT_KEY)]
         )
-    assert list(reply.assignments) == []
-    with pytest.raises(ParlourError) as refused:
-        await run_bot(target, "owned", "another-key-0123456789", lambda g: make_bot("random", g), max_games=1)
+        assert list(reply.assignments) == []
+        with pytest.raises(ParlourError) as refused:
+            await run_bot(target, "owned", "another-key-0123456789", lambda g: make_bot("random", g), max_games=1)
     assert refused.value.reason == "auth/bad_bot_key"
 
 
@@ -98,30 +104,38 @@ async def test_assignments_are_listed_for_a_bot_using_the_plain_game_api(admin_a
     assert view.seat == listed[0].seat
 
 
-async def _hello(target: str, hello: pb.Hello) -> pb.ConnectResponse:
-    """The server's first answer to ``hello``."""
+@contextlib.asynccontextmanager
+async def _connected(target: str, hello: pb.Hello) -> AsyncIterator[pb.ConnectResponse]:
+    """A bot connected with ``hello`` while the block runs: the server's first answer."""
     async with grpc.aio.insecure_channel(target) as channel:
         call = pb_grpc.BotServiceStub(channel).Connect()
-        await call.write(pb.ConnectRequest(hello=hello))
         try:
+            await call.write(pb.ConnectRequest(hello=hello))
             message = await asyncio.wait_for(call.read(), timeout=30)
+            assert isinstance(message, pb.ConnectResponse)
+            yield message
         finally:
             call.cancel()
-    assert isinstance(message, pb.ConnectResponse)
-    return message
+
+
+async def _hello(target: str, hello: pb.Hello) -> pb.ConnectResponse:
+    """The server's first answer to ``hello`` (then the bot hangs up)."""
+    async with _connected(target, hello) as message:
+        return message
 
 
 async def test_a_bot_says_which_games_it_plays_and_is_refused_for_others(admin_app: App) -> None:
     """The games of a bot's Hello are remembered: registering it for a tournament of another game is
     refused with a sentence saying why and what to do; an unknown game in a Hello is refused."""
     target = f"127.0.0.1:{admin_app.grpc_port}"
-    welcome = await _hello(target, pb.Hello(bot_name="picky", bot_key=BOT_KEY, games=["verraeter", "libertalia"]))
-    assert welcome.welcome.bot_name == "picky"
-    with pytest.raises(grpc.aio.AioRpcError) as refused:
-        await create_and_register(target, ["picky"], game="oldmen")
-    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert "'picky' said it plays only libertalia, verraeter, not oldmen" in str(refused.value.details())
-    assert await create_and_register(target, ["picky"], game="verraeter")
+    hello = pb.Hello(bot_name="picky", bot_key=BOT_KEY, games=["verraeter", "libertalia"])
+    async with _connected(target, hello) as welcome:
+        assert welcome.welcome.bot_name == "picky"
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await create_and_register(target, ["picky"], game="oldmen")
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "'picky' said it plays only libertalia, verraeter, not oldmen" in str(refused.value.details())
+        assert await create_and_register(target, ["picky"], game="verraeter")  # the name is now its for good
     await _hello(target, pb.Hello(bot_name="picky", bot_key=BOT_KEY))  # no games listed: any game
     assert await create_and_register(target, ["picky"], game="oldmen")
     with pytest.raises(grpc.aio.AioRpcError) as unknown:

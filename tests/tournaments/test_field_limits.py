@@ -1,4 +1,4 @@
-"""A tournament's field cannot be flooded: registering a name no bot has connected with needs the admin
+"""A tournament's field cannot be flooded: registering a name no bot is connected with needs the admin
 key, and a tournament takes at most the server's maximum number of bots."""
 
 from __future__ import annotations
@@ -37,18 +37,18 @@ async def _tournament(stub: pb_grpc.TournamentServiceStub) -> str:
     return str(made.tournament.tournament_id)
 
 
-async def _connect_once(channel: grpc.aio.Channel, name: str) -> None:
-    """Connect as bot ``name`` until welcomed (which registers the name with BOT_KEY), then hang up."""
+async def _connect(channel: grpc.aio.Channel, name: str) -> grpc.aio.StreamStreamCall:  # type: ignore[type-arg]
+    """Connect as bot ``name`` until welcomed (which registers the name with BOT_KEY while connected)."""
     call = bot_grpc.BotServiceStub(channel).Connect()
     await call.write(bot_pb.ConnectRequest(hello=bot_pb.Hello(bot_name=name, bot_key=BOT_KEY)))
     reply = await call.read()
     assert reply.HasField("welcome")
-    call.cancel()
+    return call
 
 
 async def test_names_no_bot_has_connected_with_are_refused_without_the_admin_key(small_app: App) -> None:
-    """A flood of made-up names registers nothing (NOT_FOUND, saying to connect first); a bot that has
-    connected registers with its own key; a wrong admin key is refused rather than ignored."""
+    """A flood of made-up names registers nothing (NOT_FOUND, saying to connect first); a connected bot
+    registers with its own key; a wrong admin key is refused rather than ignored."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{small_app.grpc_port}") as channel:
         stub = pb_grpc.TournamentServiceStub(channel)
         tid = await _tournament(stub)
@@ -64,8 +64,9 @@ async def test_names_no_bot_has_connected_with_are_refused_without_the_admin_key
                 pb.RegisterBotRequest(tournament_id=tid, bot_name="x", bot_key=BOT_KEY), metadata=wrong
             )
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
-        await _connect_once(channel, "real-bot")
+        bot = await _connect(channel, "real-bot")
         reply = await stub.RegisterBot(pb.RegisterBotRequest(tournament_id=tid, bot_name="real-bot", bot_key=BOT_KEY))
+        bot.cancel()
         assert list(reply.tournament.bots) == ["real-bot"]
 
 

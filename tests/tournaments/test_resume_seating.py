@@ -29,7 +29,7 @@ async def test_a_seat_claimed_before_a_crash_is_given_to_its_bot_once(admin_app:
     await runner._seat(state, table)  # a second resume changes nothing
     for seat, bot in enumerate(table.seats):
         key = "bot-key-0123456789abcdef"
-        await admin_app.bots.authenticate(bot, key)
+        await admin_app.bots.authenticate(bot, key, register=True, by_admin=True)
         assignments = await admin_app.bots.assignments(bot, key)
         assert [(a.game_id, a.seat) for a in assignments] == [(game_id, seat)], bot
         view = await admin_app.games.get_view(game_id, seat, assignments[0].seat_token)

@@ -139,9 +139,10 @@ class Tournaments:
     async def register(
         self, tournament_id: str, bot_name: str, bot_key: str, *, by_admin: bool = False
     ) -> pb.Tournament:
-        """Register a bot (idempotent) while the tournament takes registrations. The bot must exist (it
-        connected once with its key) unless ``by_admin``, which registers a new name with ``bot_key``. A
-        full field is tournament/full (see :class:`FieldLimits`)."""
+        """Register a bot (idempotent) while the tournament takes registrations. The bot must exist (it is
+        connected with its key, or its name is its key's for good) unless ``by_admin``, which registers a
+        new name with ``bot_key``. Entering makes the name the key's for good (see :meth:`Bots.bind`): the
+        tournament gives seats to that name. A full field is tournament/full (see :class:`FieldLimits`)."""
         await self._bots.authenticate(bot_name, bot_key, register=by_admin, by_admin=by_admin)
         while True:
             state = await self.load(tournament_id)
@@ -151,6 +152,7 @@ class Tournaments:
                 raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
             self._limits.check_room(state.settings, len(state.bots))
             await self._bots.check_plays(bot_name, state.settings.game)
+            await self._bots.bind(bot_name)  # before the entry, so the name cannot lapse once entered
             event = pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=bot_name))
             if await self.append(tournament_id, event, state.version):
                 return (await self.load(tournament_id)).summary()
