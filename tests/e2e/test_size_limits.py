@@ -106,7 +106,9 @@ async def test_names_longer_than_the_configured_limits_are_refused_naming_the_fl
         error = await _refused(bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="seven77"), metadata=key))
         assert error.code() == Code.INVALID_ARGUMENT and "--max-bot-name-length" in (error.details() or "")
         assert "1 to 6" in (error.details() or "")
-        await bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="six666"), metadata=key)
+        # A name within the limit passes the length check; a read call registers no name, so it is unknown.
+        error = await _refused(bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="six666"), metadata=key))
+        assert error.code() == Code.NOT_FOUND and "there is no bot named 'six666'" in (error.details() or "")
 
         admin = admin_grpc.AdminServiceStub(channel)
         admin_key = [("x-parlour-admin-key", ADMIN_KEY)]
