@@ -61,7 +61,8 @@ TAIL_LAG = Histogram(
 )
 REDIS_SECONDS = Histogram(
     "parlour_redis_command_seconds",
-    "Round-trip time of Redis commands (blocking reads excluded), by command.",
+    "Round-trip time of Redis commands (blocking reads excluded), by command; commands sent together as "
+    "PIPELINE and their names (PIPELINE EVALSHA+WAIT).",
     ["command"],
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
 )
@@ -145,7 +146,8 @@ def tail_delivered(recorded_at_ms: int) -> None:
 
 
 def redis_call(name: str, seconds: float) -> None:
-    """A Redis command ``name`` took ``seconds``."""
+    """A Redis round trip ``name`` (a command, or ``PIPELINE`` and the names of those sent together) took
+    ``seconds``."""
     timed = _REDIS_TIMES.get(name)
     if timed is None:
         timed = _REDIS_TIMES[name] = REDIS_SECONDS.labels(name.upper())

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import time
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import (
@@ -33,16 +33,16 @@ from redis.exceptions import (
     ClusterError,
     MasterDownError,
     ReadOnlyError,
+    RedisClusterException,
     RedisError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service import metrics
 from service.store.embedded import RedisProcess
 from service.store.failures import StoreUnavailableError, treat_as_unavailable
-from service.store.wire import fast_connection_class
+from service.store.wire import count_failure, fast_connection_class
 
 __all__ = [
     "REDIS_UNAVAILABLE",
@@ -75,20 +75,34 @@ async def closed_as_connection_error(command: Awaitable[Any]) -> Any:
 
 
 class MeasuredRedis(aioredis.Redis):
-    """A ``redis.asyncio`` client whose commands report their round-trip time and failures to
-    :mod:`service.metrics` (blocking reads, which wait by design, report failures only)."""
+    """A ``redis.asyncio`` client for one Redis, on the connections of :mod:`service.store.wire` (see
+    :func:`open_redis`), which time every round trip and count its failures for :mod:`service.metrics`.
+    The client itself counts only what fails before reaching a connection (once: never a failure its
+    connection counted already)."""
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
-        """Run one command as the base client does, measuring it."""
-        start = time.perf_counter()
+        """Run one command as the base client does."""
         try:
-            result = await closed_as_connection_error(super().execute_command(*args, **options))  # type: ignore[no-untyped-call]  # untyped in redis-py
+            return await closed_as_connection_error(super().execute_command(*args, **options))  # type: ignore[no-untyped-call]  # untyped in redis-py
         except RedisError as error:
-            metrics.redis_error(error)
+            count_failure(error)
             raise
-        if b"BLOCK" not in args and "BLOCK" not in args:
-            metrics.redis_call(str(args[0]), time.perf_counter() - start)
-        return result
+
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
+        """A pipeline whose failures are counted as the client's are."""
+        return _MeasuredPipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)
+
+
+class _MeasuredPipeline(Pipeline):
+    """redis-py's pipeline; what fails before reaching its connection is counted (once)."""
+
+    async def execute(self, raise_on_error: bool = True) -> list[Any]:
+        """Send the queued commands as the base pipeline does."""
+        try:
+            return await super().execute(raise_on_error)
+        except RedisError as error:
+            count_failure(error)
+            raise
 
 
 _MAX_CONNECTIONS = 2000  # live tails share one; each connected bot holds one (at most --max-streams)
@@ -138,7 +152,11 @@ def _raised_in_redis_py(error: BaseException) -> bool:
 class ClusterClient(RedisCluster):
     """redis-py's cluster client, but a connection closed under a command by the client's own topology
     refresh during a failover (redis-py then fails with AttributeError on the closed connection) is
-    reported as the ConnectionError it is, so the call fails as UNAVAILABLE and may be retried."""
+    reported as the ConnectionError it is, so the call fails as UNAVAILABLE and may be retried.
+
+    Its nodes' connections are those of :mod:`service.store.wire` (see :func:`open_redis`), which time
+    every round trip to every node and count its failures; the client itself counts only what fails
+    without a round trip failing (a redirection too many, a slot no node serves), once."""
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         """Run one command as the base client does."""
@@ -147,7 +165,31 @@ class ClusterClient(RedisCluster):
         except AttributeError as error:
             if not _raised_in_redis_py(error):
                 raise
-            raise RedisConnectionError("a connection closed during a cluster topology change") from error
+            failure = RedisConnectionError("a connection closed during a cluster topology change")
+            failure.__cause__ = error  # counted once: where it failed, if its connection counted it
+            count_failure(failure)
+            raise failure from error
+        except RedisError as error:
+            count_failure(error)
+            raise
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> ClusterPipeline:
+        """A pipeline whose failures are counted as the client's are."""
+        if shard_hint:
+            raise RedisClusterException("shard_hint is deprecated in cluster mode")
+        return _MeasuredClusterPipeline(self, transaction)  # type: ignore[abstract]  # as redis-py makes its own
+
+
+class _MeasuredClusterPipeline(ClusterPipeline):
+    """redis-py's cluster pipeline; what fails without a round trip failing is counted (once)."""
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> list[Any]:
+        """Send the queued commands as the base pipeline does."""
+        try:
+            return await super().execute(raise_on_error, allow_redirections)
+        except RedisError as error:
+            count_failure(error)
+            raise
 
 
 @dataclass

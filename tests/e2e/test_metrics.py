@@ -14,6 +14,7 @@ from pathlib import Path
 import aiohttp
 import grpc
 import pytest
+import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from parlour.bots import make_bot
@@ -25,10 +26,12 @@ from service.bootstrap import App, build_app
 from service.logs import configure_logging
 from service.store.clocks import RedisClocks
 from service.store.connection import MeasuredRedis
+from service.store.embedded import RedisProcess
 from service.store.keys import Keys
 from tests.clocks.test_timeouts import finished_view
 from tests.conftest import RedisTarget, delete_prefix, server_settings
 from tests.e2e.helpers import seated_game, stub
+from tests.failures.replicas import free_port
 from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, create_and_register, start, tournament_events
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -106,6 +109,56 @@ async def test_counters_move_by_what_a_game_did(app: App, target: str) -> None:
     assert played <= tail_reads  # every event stored while the stream was open was read from the tail
     assert moved(before, after, "parlour_redis_command_seconds_count", command="EVALSHA") >= 2 + played
     assert value(after, "parlour_redis_ping_seconds") > 0
+
+
+async def _redis_counters_after_a_game(target: RedisTarget, prefix: str, data_dir: Path, acks: int) -> int:
+    """Play one game to the end on a server over ``target`` (acknowledged by ``acks`` replicas) and check
+    that the metrics endpoint counted its Redis round trips; the number of commands played."""
+    app = build_app(server_settings(target, prefix, data_dir, replica_acks=acks))
+    await app.start()
+    try:
+        url = f"http://127.0.0.1:{app.http_port}/metrics"
+        before = await scrape(url)
+        async with GameClient(f"127.0.0.1:{app.grpc_port}") as client:
+            game = await seated_game(client, "oldmen", 3, seed=b"redis-metrics")
+            played = await _play_to_the_end(client, game.game_id, game.tokens)
+        after = await scrape(url)
+    finally:
+        await app.stop(grace=0)
+        await delete_prefix(target.url, prefix)
+    # Each command is one append: the script alone, or the script and its WAIT in one round trip.
+    appends = "PIPELINE EVALSHA+WAIT" if acks else "EVALSHA"
+    assert moved(before, after, "parlour_redis_command_seconds_count", command=appends) >= played > 0
+    assert moved(before, after, "parlour_redis_command_seconds_count", command="HGETALL") > 0  # the game's metadata
+    assert moved(before, after, "parlour_redis_command_seconds_count", command="PING") >= 1  # the scrape's own
+    assert value(after, "parlour_redis_ping_seconds") > 0
+    return played
+
+
+@pytest.mark.parametrize("acks", [0, 1], ids=["no-acks", "replica-acks"])
+async def test_redis_round_trips_are_counted_on_a_cluster(
+    redis_cluster: RedisTarget, key_prefix: str, tmp_path: Path, acks: int
+) -> None:
+    await _redis_counters_after_a_game(redis_cluster, key_prefix, tmp_path, acks)
+
+
+async def test_the_append_and_its_wait_are_counted_on_a_single_redis(key_prefix: str, tmp_path: Path) -> None:
+    """``--replica-acks 1`` on a single Redis with a replica of its own: the pipelined append is counted."""
+    master = RedisProcess(tmp_path / "master", port=free_port())
+    master.start()
+    replica = RedisProcess(tmp_path / "replica", config={"replicaof": f"127.0.0.1 {master.port}"})
+    replica.start()
+    try:
+        synced = redis.Redis(unix_socket_path=master.socket_path)
+        try:
+            synced.set(f"{key_prefix}:synced", "1")
+            assert synced.wait(1, 20_000) == 1  # the replica follows the master
+        finally:
+            synced.close()
+        await _redis_counters_after_a_game(RedisTarget("own", master.url), key_prefix, tmp_path / "server", 1)
+    finally:
+        replica.kill()
+        master.kill()
 
 
 async def test_redis_errors_are_counted_by_class(redis_target: RedisTarget) -> None:
