@@ -27,6 +27,7 @@ from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS
 from redis.exceptions import (
     BusyLoadingError,
     ClusterDownError,
@@ -173,6 +174,20 @@ class ClusterClient(RedisCluster):
             count_failure(error)
             raise
 
+    async def every_master_answers(self) -> bool:
+        """Whether every master that serves slots answers a PING (all at once), and every slot has one.
+        The masters are those the client knows (it learns the slots again after a node failed it, so a
+        failover counts as not answering until the client has seen it; the next look sees the new master)."""
+        await self.initialize()  # learns the slots, first or again after a failure
+        slots = self.nodes_manager.slots_cache
+        masters = {nodes[0].name: nodes[0] for nodes in slots.values() if nodes}
+        if len(slots) < REDIS_CLUSTER_HASH_SLOTS or not masters:
+            return False
+        replies = await asyncio.gather(
+            *(self.ping(target_nodes=node) for node in masters.values()), return_exceptions=True
+        )
+        return all(reply is True for reply in replies)
+
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> ClusterPipeline:
         """A pipeline whose failures are counted as the client's are."""
         if shard_hint:
@@ -216,8 +231,11 @@ class RedisConnection:
                     server.start()
 
     async def ping(self) -> bool:
-        """True when Redis answers (every node of a cluster's slots, for a cluster: the client decides)."""
+        """True when Redis answers: the single Redis, or, on a cluster, every master that serves slots
+        (a PING through the cluster client would ask one node only, its default one)."""
         try:
+            if isinstance(self.client, ClusterClient):
+                return await self.client.every_master_answers()
             return bool(await self.client.ping())
         except Exception:  # any failure means not ready
             return False
