@@ -17,7 +17,7 @@ import redis
 
 from service.store.embedded import RedisProcess, redis_binary
 
-__all__ = ["Cluster", "start_cluster"]
+__all__ = ["Cluster", "free_ports", "start_cluster"]
 
 _LOWEST, _HIGHEST = 31000, 45535
 
@@ -32,7 +32,8 @@ def _free(port: int) -> bool:
     return True
 
 
-def _free_ports(count: int, start: int) -> list[int]:
+def free_ports(count: int, start: int = _LOWEST) -> list[int]:
+    """``count`` ports from ``start`` on that are free now, each with its cluster bus port."""
     ports: list[int] = []
     port = start
     while len(ports) < count:
@@ -116,7 +117,7 @@ def start_cluster(directory: Path, start_port: int = _LOWEST) -> Cluster:
         "appendfsync": "everysec",
     }
     cluster = Cluster()
-    for port in _free_ports(6, start_port):
+    for port in free_ports(6, start_port):
         node = RedisProcess(directory / str(port), port=port, config=config)
         node.start()
         cluster.nodes.append(node)

@@ -1,7 +1,9 @@
-"""deploy/: the compose file and Envoy's configuration, checked as far as this machine allows (Docker and
-Envoy cannot run here): they parse, every command they give the Parlour image exists in it and accepts
-its flags, the load balancer points at the replicas' ports over HTTP/2 with gRPC health checks, and the
-container's readiness probe really tells a ready server from one that lost its Redis."""
+"""deploy/: the compose files (a single Redis, and a Redis Cluster) and Envoy's configuration, checked as
+far as this machine allows (Docker and Envoy cannot run here): they parse, every command they give the
+Parlour image exists in it and accepts its flags and settings, the load balancer points at the replicas'
+ports over HTTP/2 with gRPC health checks, the container's readiness probe really tells a ready server
+from one that lost its Redis, and the cluster file's nodes and its one-shot service really form a cluster
+of 3 masters and 3 replicas (run here with this machine's redis-server)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from collections.abc import AsyncIterator
@@ -19,12 +23,15 @@ from typing import Any
 
 import psutil
 import pytest
+import redis
 import yaml
 
 from service.api.forwarded import TrustedProxies
 from service.bootstrap import App, build_app
 from service.cli import register
 from service.config import Settings
+from service.store.embedded import RedisProcess, redis_binary
+from tests.cluster import Cluster, free_ports
 from tests.conftest import RedisTarget, delete_prefix, server_settings
 from tests.e2e.test_metrics import scrape
 
@@ -69,8 +76,26 @@ def test_every_file_the_dockerfile_copies_exists() -> None:
             assert (ROOT / source).exists(), source
 
 
-def test_the_compose_file_runs_the_image_with_flags_and_settings_it_knows() -> None:
-    compose = _yaml("compose.yaml")
+COMPOSE_FILES = ["compose.yaml", "compose.cluster.yaml"]
+
+
+def _container_settings(parlour: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """The settings ``parlour serve`` starts with in the container: its environment (a secret for a
+    variable compose asks the operator for), then its flags, checked as the command checks them."""
+    from service.cli import _settings
+
+    for name in [name for name in os.environ if name.startswith("PARLOUR_")]:
+        monkeypatch.delenv(name)
+    for name, value in parlour["environment"].items():
+        monkeypatch.setenv(name, re.sub(r"\$\{.*\}", "a-long-secret", str(value)))
+    return _settings(_serve(parlour["command"]))
+
+
+@pytest.mark.parametrize("compose_file", COMPOSE_FILES)
+def test_the_compose_file_runs_the_image_with_flags_and_settings_it_knows(
+    compose_file: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compose = _yaml(compose_file)
     parlour = compose["services"]["parlour"]
     assert parlour["build"] == {"context": "..", "dockerfile": "Dockerfile"}
     assert (DEPLOY / parlour["build"]["context"] / parlour["build"]["dockerfile"]).is_file()
@@ -81,17 +106,119 @@ def test_the_compose_file_runs_the_image_with_flags_and_settings_it_knows() -> N
     # Only Envoy reaches the replicas (no published port), so its X-Forwarded-For may be trusted.
     assert "ports" not in parlour
     assert TrustedProxies.parse(parsed.trusted_proxies).trusts("172.18.0.5")
-    for name, value in parlour["environment"].items():
-        sample = "redis://redis:6379/0" if "${" in value and "URL" in name else re.sub(r"\$\{.*\}", "secret", value)
-        assert Settings.from_env({name: sample}) != Settings(), f"{name} is not a setting the server reads"
+    for variable, value in parlour["environment"].items():
+        sample = re.sub(r"\$\{.*\}", "secret", str(value))
+        assert Settings.from_env({variable: sample}) != Settings(), f"{variable} is not a setting the server reads"
+    settings = _container_settings(parlour, monkeypatch)
+    assert settings.admin_key == "a-long-secret"
+    assert parlour["deploy"]["replicas"] == 3
+
+
+def test_the_single_redis_file_runs_the_replicas_on_its_redis(monkeypatch: pytest.MonkeyPatch) -> None:
+    compose = _yaml("compose.yaml")
+    parlour = compose["services"]["parlour"]
+    settings = _container_settings(parlour, monkeypatch)
+    assert settings.redis_url == "redis://redis:6379/0" and not settings.redis_cluster
     assert parlour["depends_on"]["redis"]["condition"] == "service_healthy"
     assert compose["services"]["redis"]["command"][0] == "redis-server"
 
 
-def test_the_health_checks_run_the_probe_the_image_has() -> None:
+def _cluster_nodes(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The cluster file's Redis node services, by name."""
+    return {
+        name: service
+        for name, service in compose["services"].items()
+        if service.get("command", [""])[0] == "redis-server"
+    }
+
+
+def test_the_cluster_file_runs_the_replicas_on_six_nodes_with_replica_acks(monkeypatch: pytest.MonkeyPatch) -> None:
+    compose = _yaml("compose.cluster.yaml")
+    services = compose["services"]
+    parlour = services["parlour"]
+    nodes = _cluster_nodes(compose)
+    assert len(nodes) == 6
+    settings = _container_settings(parlour, monkeypatch)
+    assert settings.redis_cluster and not settings.redis_url
+    assert settings.replica_acks == 1
+    seeds = [seed.split(":") for seed in settings.redis_cluster.split(",")]
+    assert {host for host, _ in seeds} == set(nodes)  # every node is a seed, and every seed a node
+    for name, node in nodes.items():
+        flags = node["command"][1:]
+        options = dict(zip(flags[::2], flags[1::2], strict=True))
+        assert options["--cluster-enabled"] == "yes" and options["--appendonly"] == "yes"
+        assert [port for host, port in seeds if host == name] == [options["--port"]]
+        assert node["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+        (volume,) = node["volumes"]  # each node keeps its own data and nodes.conf
+        assert volume.endswith(":/data") and volume.split(":")[0] in compose["volumes"]
+    assert len({node["volumes"][0] for node in nodes.values()}) == 6
+    init = services["redis-cluster-init"]
+    assert init["restart"] == "no"
+    assert {name: need["condition"] for name, need in init["depends_on"].items()} == dict.fromkeys(
+        nodes, "service_healthy"
+    )
+    assert init["environment"]["REDIS_NODES"].split() == [f"{host}:{port}" for host, port in seeds]
+    assert parlour["depends_on"] == {"redis-cluster-init": {"condition": "service_completed_successfully"}}
+    script = init["command"][-1]
+    assert "--cluster create" in script and "--cluster-replicas 1" in script
+    assert "$" not in script.replace("$$", ""), "a single $ would be read by compose, not by the shell"
+
+
+def _run_init(script: str, nodes: list[RedisProcess]) -> subprocess.CompletedProcess[str]:
+    """The one-shot service's command, with the nodes' addresses in place of their names in compose."""
+    bin_dir = str(Path(redis_binary()).parent)  # redis-cli, as in the redis image
+    env = {
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "REDIS_NODES": " ".join(f"127.0.0.1:{node.port}" for node in nodes),
+    }
+    return subprocess.run(  # the file's own script, as compose hands it to sh
+        ["sh", "-euc", script.replace("$$", "$")], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_the_cluster_files_nodes_and_one_shot_service_form_three_masters_with_a_replica_each(
+    tmp_path: Path,
+) -> None:
+    """Six redis-server processes with the nodes' own flags (another port each), and the one-shot
+    service's script run on them: it forms the cluster; run again (a later start), it leaves it be."""
+    compose = _yaml("compose.cluster.yaml")
+    init = compose["services"]["redis-cluster-init"]
+    assert init["command"][:2] == ["sh", "-euc"]
+    nodes: list[RedisProcess] = []
+    try:
+        for port, (name, node) in zip(free_ports(6, 42000), _cluster_nodes(compose).items(), strict=True):
+            flags = node["command"][1:]
+            config = {flag.removeprefix("--"): value for flag, value in zip(flags[::2], flags[1::2], strict=True)}
+            del config["port"]  # each node listens on its own port here
+            process = RedisProcess(tmp_path / name, port=port, config=config)
+            process.start()  # RuntimeError, with the log, for a flag redis-server does not take
+            nodes.append(process)
+        formed = _run_init(init["command"][-1], nodes)
+        assert formed.returncode == 0, formed.stdout + formed.stderr
+        assert "the cluster serves every slot" in formed.stdout
+        cluster = Cluster(nodes=nodes)
+        cluster.wait_healthy()
+        masters = cluster.masters()
+        assert len(masters) == 3
+        for master in masters:
+            client = redis.Redis(unix_socket_path=master.socket_path)
+            try:
+                assert client.info("replication")["connected_slaves"] == 1
+            finally:
+                client.close()
+        again = _run_init(init["command"][-1], nodes)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert "the cluster is formed already" in again.stdout
+    finally:
+        for node in nodes:
+            node.kill()
+
+
+@pytest.mark.parametrize("compose_file", COMPOSE_FILES)
+def test_the_health_checks_run_the_probe_the_image_has(compose_file: str) -> None:
     probe = ["python", "-m", "service.health_probe"]
     docker = _dockerfile_json("HEALTHCHECK")
-    compose = _yaml("compose.yaml")["services"]["parlour"]["healthcheck"]["test"]
+    compose = _yaml(compose_file)["services"]["parlour"]["healthcheck"]["test"]
     assert docker[: len(probe)] == probe and "--ready" in docker
     assert compose[0] == "CMD" and compose[1 : 1 + len(probe)] == probe and "--ready" in compose
     from service.health_probe import main
@@ -101,8 +228,9 @@ def test_the_health_checks_run_the_probe_the_image_has() -> None:
     assert shown.value.code == 0
 
 
-def test_envoy_balances_grpc_over_http2_to_every_replica_with_health_checks() -> None:
-    compose = _yaml("compose.yaml")
+@pytest.mark.parametrize("compose_file", COMPOSE_FILES)
+def test_envoy_balances_grpc_over_http2_to_every_replica_with_health_checks(compose_file: str) -> None:
+    compose = _yaml(compose_file)
     envoy_service = compose["services"]["envoy"]
     assert "./envoy.yaml:/etc/envoy/envoy.yaml:ro" in envoy_service["volumes"]
     assert envoy_service["command"][-1] == "/etc/envoy/envoy.yaml"
