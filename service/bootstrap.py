@@ -239,7 +239,7 @@ def build_app(settings: Settings) -> App:
             host=settings.grpc_host,
             port=settings.grpc_port,
             max_message_bytes=settings.max_message_bytes,
-            interceptors=[GateInterceptor(gate, proxies)],
+            interceptors=[GateInterceptor(gate, max_request_bytes=settings.max_message_bytes, proxies=proxies)],
             tls=tls.grpc_credentials() if tls else None,
         )
     except PortUnavailableError:

@@ -1,10 +1,16 @@
-"""What every gRPC call passes before its handler runs: its bytes must decode (else INVALID_ARGUMENT with
-a sentence, not UNKNOWN) and the client must pass the gate (:class:`service.app.gate.Gate`: its API key, its quotas).
+"""What every gRPC call passes before its handler runs: its bytes must be at most the server's request
+limit (else RESOURCE_EXHAUSTED ``request/too_large`` naming the limit) and must decode (else
+INVALID_ARGUMENT with a sentence, not UNKNOWN), and the client must pass the gate
+(:class:`service.app.gate.Gate`: its API key, its quotas).
 
 A server interceptor wraps each method's handler: the request deserializer no longer raises (it returns
-an :class:`_Undecodable` marker the wrapped behaviour refuses), and the behaviour is run inside the
-quotas of the client (its API key from ``x-parlour-api-key``, else its address: the peer's, or the one
-the ``x-forwarded-for`` metadata gives when the peer is a trusted proxy, see ``service.api.forwarded``).
+a :class:`_Refused` marker, too large or undecodable, that the wrapped behaviour refuses with the error
+table's reason, the request id and a sentence), and the behaviour is run inside the quotas of the client
+(its API key from ``x-parlour-api-key``, else its address: the peer's, or the one the ``x-forwarded-for``
+metadata gives when the peer is a trusted proxy, see ``service.api.forwarded``). gRPC's own receive
+limit is set somewhat above the request limit (see :func:`service.api.grpc_server.build_grpc_server`),
+so that a request a little too large reaches this check rather than being cut off by gRPC core with a
+bare status.
 """
 
 from __future__ import annotations
@@ -27,8 +33,16 @@ __all__ = ["GateInterceptor", "peer_address"]
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
+class _Refused:
+    """A request refused before it was decoded (its marker stands in for the message)."""
+
+    def refusal(self) -> ServiceError:
+        """The error to answer with."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class _Undecodable:
+class _Undecodable(_Refused):
     """A request whose bytes are not a message of the call's request type."""
 
     type_name: str
@@ -40,6 +54,20 @@ class _Undecodable:
             "request/invalid",
             f"the request's bytes are not a valid {self.type_name} message ({self.error}); send a serialized "
             f"{self.type_name}",
+        )
+
+
+@dataclass(frozen=True)
+class _TooLarge(_Refused):
+    """A request of more bytes than the server takes."""
+
+    size: int
+    limit: int
+
+    def refusal(self) -> ServiceError:
+        """The error to answer with."""
+        return ServiceError(
+            "request/too_large", f"the request has {self.size} bytes; a request may be at most {self.limit} bytes"
         )
 
 
@@ -64,7 +92,7 @@ def _client(context: Context, proxies: TrustedProxies) -> Client:
     return Client(address, key if isinstance(key, str) else "")
 
 
-def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+def _safe(deserialize: Callable[[bytes], Any] | None, limit: int) -> Callable[[bytes], Any] | None:
     if deserialize is None:
         return None
     owner = getattr(deserialize, "__self__", None)
@@ -72,6 +100,8 @@ def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] 
     type_name = getattr(descriptor, "full_name", "request")
 
     def run(data: bytes) -> Any:
+        if len(data) > limit:
+            return _TooLarge(len(data), limit)
         try:
             return deserialize(data)
         except Exception as error:  # any decoding failure (bad wire format, invalid UTF-8) is the client's
@@ -82,18 +112,20 @@ def _safe(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] 
 
 async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
     async for request in requests:
-        if isinstance(request, _Undecodable):
+        if isinstance(request, _Refused):
             raise request.refusal()
         yield request
 
 
 class GateInterceptor(grpc.aio.ServerInterceptor):
-    """Wraps every method: undecodable requests refused, quotas applied (see the module docstring)."""
+    """Wraps every method: requests over ``max_request_bytes`` and undecodable ones refused, quotas applied
+    (see the module docstring)."""
 
-    def __init__(self, gate: Gate, proxies: TrustedProxies | None = None) -> None:
-        """A client is counted by its peer's address, or by ``x-forwarded-for`` when the peer is one of
-        ``proxies``."""
+    def __init__(self, gate: Gate, max_request_bytes: int, proxies: TrustedProxies | None = None) -> None:
+        """Requests over ``max_request_bytes`` are refused; a client is counted by its peer's address, or by
+        ``x-forwarded-for`` when the peer is one of ``proxies``."""
         self._limits = gate
+        self._max_request_bytes = max_request_bytes
         trusted = proxies or TrustedProxies()
         self._client_of: _ClientOf = lambda context: _client(context, trusted)
         #: Each method's handler and its wrapping, made once (not on every call).
@@ -112,13 +144,16 @@ class GateInterceptor(grpc.aio.ServerInterceptor):
         known = self._wrapped.get(method)
         if known is None or known[0] is not handler:
             call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
-            known = self._wrapped[method] = (handler, _wrap(handler, call, self._limits, self._client_of))
+            known = self._wrapped[method] = (
+                handler,
+                _wrap(handler, call, self._limits, self._client_of, self._max_request_bytes),
+            )
         wrapped: grpc.RpcMethodHandler[Any, Any] = known[1]
         return wrapped
 
 
-def _wrap(handler: Any, call: str, limits: Gate, client: _ClientOf) -> Any:
-    deserializer = _safe(handler.request_deserializer)
+def _wrap(handler: Any, call: str, limits: Gate, client: _ClientOf, max_request_bytes: int) -> Any:
+    deserializer = _safe(handler.request_deserializer, max_request_bytes)
     if handler.unary_unary is not None:
         return handler._replace(
             request_deserializer=deserializer, unary_unary=_unary(handler.unary_unary, call, limits, client)
@@ -135,7 +170,7 @@ def _wrap(handler: Any, call: str, limits: Gate, client: _ClientOf) -> Any:
 def _unary(inner: Any, call: str, limits: Gate, client: _ClientOf) -> Any:
     async def behaviour(request: Any, context: Context) -> Any:
         try:
-            if isinstance(request, _Undecodable):
+            if isinstance(request, _Refused):
                 raise request.refusal()
             await limits.admit(call, client(context))  # a unary call holds nothing while it runs
             return await inner(request, context)
@@ -151,7 +186,7 @@ def _streaming(inner: Any, call: str, limits: Gate, client: _ClientOf, *, stream
 
         async def writer(request: Any, context: Context) -> Any:
             try:
-                if isinstance(request, _Undecodable):
+                if isinstance(request, _Refused):
                     raise request.refusal()
                 async with limits.enter(call, client(context)):
                     return await inner(_decoded(request) if streamed_requests else request, context)
@@ -162,7 +197,7 @@ def _streaming(inner: Any, call: str, limits: Gate, client: _ClientOf, *, stream
 
     async def behaviour(request: Any, context: Context) -> AsyncIterator[Any]:
         try:
-            if isinstance(request, _Undecodable):
+            if isinstance(request, _Refused):
                 raise request.refusal()
             async with limits.enter(call, client(context)):
                 async for reply in inner(_decoded(request) if streamed_requests else request, context):

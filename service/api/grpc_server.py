@@ -24,11 +24,14 @@ from service.app.records import timestamp
 from service.app.stream_tickets import StreamTickets
 from service.app.time_control import TimeControl
 
-__all__ = ["GameServicer", "GrpcServer", "Service", "build_grpc_server"]
+__all__ = ["RECEIVE_SLACK_BYTES", "GameServicer", "GrpcServer", "Service", "build_grpc_server"]
 
 Context = grpc.aio.ServicerContext[Any, Any]
 #: Streams whose replies are shared by every watcher of one audience (serialized once: see grpc_wire).
 SHARED_REPLIES = ("/parlour.v1.GameService/WatchGame",)
+#: How far over the server's request limit gRPC itself still reads a message, so that the server refuses
+#: it with its own error; beyond, gRPC core refuses it alone.
+RECEIVE_SLACK_BYTES = 1024 * 1024
 
 
 def _token(context: Context) -> str | None:
@@ -206,12 +209,14 @@ def build_grpc_server(
 ) -> GrpcServer:
     """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
     any free port; a port that cannot be bound raises PortUnavailableError), every call passing
-    ``interceptors``; with ``tls`` the port takes TLS only. Requests larger than ``max_message_bytes``
-    are refused with RESOURCE_EXHAUSTED."""
+    ``interceptors``; with ``tls`` the port takes TLS only. gRPC itself reads messages of up to
+    ``max_message_bytes`` and :data:`RECEIVE_SLACK_BYTES` more, so that the interceptors refuse a request
+    over the limit with the server's own error (``request/too_large``, the request id); one larger still
+    is refused by gRPC core before any interceptor sees it (RESOURCE_EXHAUSTED, no reason)."""
     server = grpc.aio.server(
         interceptors=[CallObserver(), *interceptors, SharedReplies(SHARED_REPLIES)],
         options=[
-            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_receive_message_length", max_message_bytes + RECEIVE_SLACK_BYTES),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),  # a taken port is refused, not shared with another process
         ],

@@ -7,7 +7,8 @@ import grpc
 import pytest
 
 from parlour.client import GameClient
-from parlour.v1 import game_pb2, game_service_pb2, oldmen_pb2
+from parlour.v1 import bot_service_pb2, bot_service_pb2_grpc, game_pb2, game_service_pb2, oldmen_pb2
+from service.config import Settings
 from tests.e2e.helpers import SeatedGame, auth, seated_game, stub
 
 Code = grpc.StatusCode
@@ -215,12 +216,62 @@ async def test_command_after_the_game_ended(target: str, game: SeatedGame) -> No
     assert await _version(target, game.game_id) == version
 
 
-async def test_oversized_message(target: str, game: SeatedGame) -> None:
-    """A request larger than the server's limit is RESOURCE_EXHAUSTED and never reaches the game."""
-    request = _submit(game, 0, game_pb2.Command(), command_id="x" * 200_000)
+LIMIT = Settings().max_message_bytes  # the test servers' limit: the default, 64 KiB
+
+
+def _sized(game: SeatedGame, size: int) -> game_service_pb2.SubmitCommandRequest:
+    """A command for seat 0 whose serialized request is exactly ``size`` bytes (a long command id)."""
+    request = _submit(game, 0, game_pb2.Command(), command_id="")
+    request.command_id = "x" * (size - request.ByteSize() - 4)  # the field's tag and length take 4 bytes
+    assert request.ByteSize() == size
+    return request
+
+
+async def test_a_request_over_the_limit_is_too_large_with_its_reason_and_request_id(
+    target: str, game: SeatedGame
+) -> None:
+    """A request one byte over the limit is refused by the server itself: RESOURCE_EXHAUSTED with reason
+    request/too_large, a sentence naming the limit and the request id, and it never reaches the game."""
+    version = await _version(target, game.game_id)
+    channel, service = stub(target)
+    async with channel:
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await service.SubmitCommand(
+                _sized(game, LIMIT + 1), metadata=[*auth(game.tokens[0]), ("x-request-id", "too-large-1")]
+            )
+    error = failure.value
+    _expect(error, Code.RESOURCE_EXHAUSTED, "request/too_large", f"at most {LIMIT} bytes", f"{LIMIT + 1}")
+    assert dict(error.trailing_metadata() or ())["parlour-request-id"] == "too-large-1"
+    assert await _version(target, game.game_id) == version
+
+
+async def test_a_request_at_the_limit_is_read(target: str, game: SeatedGame) -> None:
+    """Exactly the limit is not too large: the request is read (and refused for its overlong command id)."""
+    error = await _call(target, "SubmitCommand", _sized(game, LIMIT), game.tokens[0])
+    assert _reason(error) != "request/too_large", error.details()
+    assert error.code() == Code.INVALID_ARGUMENT
+
+
+async def test_a_stream_message_over_the_limit_is_too_large(target: str) -> None:
+    """The same on a stream (BotService.Connect): its message over the limit ends it as request/too_large."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stream = bot_service_pb2_grpc.BotServiceStub(channel).Connect()
+        hello = bot_service_pb2.Hello(bot_name="b" * (LIMIT + 16), bot_key="k")
+        await stream.write(bot_service_pb2.ConnectRequest(hello=hello))
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await stream.read()
+    _expect(failure.value, Code.RESOURCE_EXHAUSTED, "request/too_large", f"at most {LIMIT} bytes")
+    assert "parlour-request-id" in dict(failure.value.trailing_metadata() or ())
+
+
+async def test_a_request_far_beyond_the_limit_is_refused_by_grpc_itself(target: str, game: SeatedGame) -> None:
+    """More than a mebibyte over the limit gRPC refuses before the server sees it: RESOURCE_EXHAUSTED
+    still, but without the server's reason (documented)."""
+    version = await _version(target, game.game_id)
+    request = _submit(game, 0, game_pb2.Command(), command_id="x" * (LIMIT + 2 * 1024 * 1024))
     error = await _call(target, "SubmitCommand", request, game.tokens[0])
     assert error.code() == Code.RESOURCE_EXHAUSTED
-    assert await _version(target, game.game_id) == (await _view(target, game, 0)).version
+    assert await _version(target, game.game_id) == version
 
 
 async def test_invalid_request_fields(target: str, game: SeatedGame) -> None:
