@@ -4,12 +4,10 @@ same command id, once the replica is back, is answered without applying the comm
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import grpc
 import pytest
-import redis
 import redis.asyncio
 
 from parlour.client import GameClient, ParlourError
@@ -20,26 +18,11 @@ from service.store.keys import Keys
 from service.store.tournaments import RedisTournaments
 from tests.conftest import RedisTarget, server_settings
 from tests.e2e.helpers import seated_game
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _wait_for_replica(master: RedisProcess, key: str) -> None:
-    """Write a key on the master and wait (Redis WAIT) until one replica holds it."""
-    client = redis.Redis(unix_socket_path=master.socket_path)
-    try:
-        client.set(key, "1")
-        assert client.wait(1, 20_000) == 1
-    finally:
-        client.close()
+from tests.replicated import free_port, wait_for_replica
 
 
 async def test_a_command_waits_for_the_replica_and_its_retry_is_safe(key_prefix: str, tmp_path: Path) -> None:
-    master = RedisProcess(tmp_path / "master", port=_free_port())
+    master = RedisProcess(tmp_path / "master", port=free_port())
     master.start()
     replica = RedisProcess(tmp_path / "replica", config={"replicaof": f"127.0.0.1 {master.port}"})
     replica.start()
@@ -47,7 +30,7 @@ async def test_a_command_waits_for_the_replica_and_its_retry_is_safe(key_prefix:
     app = build_app(settings)
     await app.start()
     try:
-        _wait_for_replica(master, f"{key_prefix}:synced")
+        wait_for_replica(master, f"{key_prefix}:synced")
         async with GameClient(f"127.0.0.1:{app.grpc_port}") as client:
             game = await seated_game(client)
             view = await client.view(game.game_id)
@@ -60,7 +43,7 @@ async def test_a_command_waits_for_the_replica_and_its_retry_is_safe(key_prefix:
             assert refused.value.reason == "store/unavailable"
             assert "same command id" in refused.value.message
             replica.start()
-            _wait_for_replica(master, f"{key_prefix}:synced")
+            wait_for_replica(master, f"{key_prefix}:synced")
             reply = await client.submit(
                 game.game_id, seat, game.tokens[seat], mine.legal_commands[0], command_id="once"
             )
@@ -76,20 +59,20 @@ async def test_a_command_waits_for_the_replica_and_its_retry_is_safe(key_prefix:
 
 async def test_a_tournament_step_waits_for_the_replica_too(key_prefix: str, tmp_path: Path) -> None:
     """A tournament's log (registrations, scheduling) is acknowledged under the same rule as a game's."""
-    master = RedisProcess(tmp_path / "master", port=_free_port())
+    master = RedisProcess(tmp_path / "master", port=free_port())
     master.start()
     replica = RedisProcess(tmp_path / "replica", config={"replicaof": f"127.0.0.1 {master.port}"})
     replica.start()
     client = redis.asyncio.Redis(unix_socket_path=master.socket_path)
     tournaments = RedisTournaments(client, Keys(key_prefix), replica_acks=1, replica_ack_timeout_ms=300)
     try:
-        _wait_for_replica(master, f"{key_prefix}:synced")
+        wait_for_replica(master, f"{key_prefix}:synced")
         await tournaments.create("t1", b"secret", b"first", now_ms=1)
         replica.stop()
         with pytest.raises(StoreUnavailableError, match="same command id"):
             await tournaments.append("t1", [b"second"], expected_version=1, now_ms=2, event_id="step")
         replica.start()
-        _wait_for_replica(master, f"{key_prefix}:synced")
+        wait_for_replica(master, f"{key_prefix}:synced")
         again = await tournaments.append("t1", [b"second"], expected_version=1, now_ms=2, event_id="step")
         assert again.duplicate
         assert [e.data for e in await tournaments.read("t1")] == [b"first", b"second"]
