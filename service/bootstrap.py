@@ -166,6 +166,7 @@ def build_app(settings: Settings) -> App:
         replica_acks=settings.replica_acks,
         replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
         live_gives_way=commands_first.give_way,
+        watch_outage_s=settings.watch_outage_seconds,
     )
     now_ms = _now_ms
     keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)

@@ -30,6 +30,9 @@ class Settings:
     replica_acks: int = 0
     #: How long to wait for those replicas before answering UNAVAILABLE (the command may be retried).
     replica_ack_timeout_ms: int = 2000
+    #: How long a live WatchGame stream waits for an unreachable Redis (and then goes on with what it
+    #: missed) before it ends with UNAVAILABLE for its client to resume.
+    watch_outage_seconds: float = 15.0
     #: How often the server asks Redis whether it answers (gRPC health and ``/readyz`` follow).
     readiness_seconds: float = 0.5
     #: Prefix of every Redis key, so several deployments (or test runs) can share one Redis.

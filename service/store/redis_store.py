@@ -26,7 +26,7 @@ from service.store.port import (
     StoreError,
     VersionConflictError,
 )
-from service.store.tail import TailHub
+from service.store.tail import OUTAGE_S, TailHub
 
 __all__ = ["RedisEventStore"]
 
@@ -56,11 +56,13 @@ class RedisEventStore:
         replica_acks: int = 0,
         replica_ack_timeout_ms: int = 2000,
         live_gives_way: Callable[[], Awaitable[None]] | None = None,
+        watch_outage_s: float = OUTAGE_S,
     ) -> None:
         """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests).
         With ``replica_acks`` an append returns only once that many replicas hold it (else it raises
         StoreUnavailableError after ``replica_ack_timeout_ms``; the append itself may have happened).
-        ``live_gives_way`` is awaited by the live tails' fan-out before it wakes each slice of watchers."""
+        ``live_gives_way`` is awaited by the live tails' fan-out before it wakes each slice of watchers.
+        ``watch_outage_s``: how long live tails wait for an unreachable Redis before their streams end."""
         self._redis = client
         self._keys = keys or Keys()
         script = client.register_script(_APPEND)
@@ -69,7 +71,7 @@ class RedisEventStore:
         self._set_if_absent = client.register_script(_SET_IF_ABSENT)
         self._clock_ms = clock_ms
         self._index = GameIndex(client, self._keys, self._now_ms)
-        self._hub = TailHub(client, self._keys, self.read, live_gives_way)
+        self._hub = TailHub(client, self._keys, self.read, live_gives_way, outage_s=watch_outage_s)
 
     def _now_ms(self) -> int:
         if self._clock_ms is None:

@@ -16,8 +16,8 @@ only grows its own buffer.
 
 On a Redis Cluster one XREAD may only name keys of one slot (a game's keys share one), so the streams are
 read in one XREAD per slot, concurrently. While Redis is away the reads are tried again for up to
-``_OUTAGE_S`` seconds and go on from where they were; after that the watchers' streams end as the store
-being unavailable (their clients resume from their last version).
+``OUTAGE_S`` seconds (the hub's ``outage_s``) and go on from where they were; after that the watchers'
+streams end as the store being unavailable (their clients resume from their last version).
 """
 
 from __future__ import annotations
@@ -39,13 +39,14 @@ from service.store.failures import StoreUnavailableError
 from service.store.keys import Keys
 from service.store.port import StoredEvent
 
-__all__ = ["TailHub"]
+__all__ = ["OUTAGE_S", "TailHub"]
 
 Reader = Callable[[str, int, int], Awaitable[list[StoredEvent]]]
 _PAGE = 500
 _BUFFER = 1000  # live events buffered per watcher before it is switched to reading the log itself
 _BLOCK_MS = 200  # how long a game that starts being tailed may wait to join the shared read
-_OUTAGE_S = 15.0  # how long the reads wait for Redis to come back before ending the watchers' streams
+#: How long the reads wait for Redis to come back before ending the watchers' streams (the default).
+OUTAGE_S = 15.0
 _RETRY_S = 0.2
 _SLICE = 32  # watchers woken together (see the module docstring)
 _AT_ONCE = 128  # a game with no more watchers than this gets its events at once, without slices
@@ -202,10 +203,18 @@ class TailHub:
     """Shares one Redis read among all of this process's watchers of every game."""
 
     def __init__(
-        self, client: aioredis.Redis, keys: Keys, read: Reader, give_way: Callable[[], Awaitable[None]] | None = None
+        self,
+        client: aioredis.Redis,
+        keys: Keys,
+        read: Reader,
+        give_way: Callable[[], Awaitable[None]] | None = None,
+        *,
+        outage_s: float = OUTAGE_S,
     ) -> None:
-        """``give_way`` is awaited before each slice of watchers is woken (to let commands go first)."""
+        """``give_way`` is awaited before each slice of watchers is woken (to let commands go first).
+        ``outage_s``: how long the reads wait for an unreachable Redis before the streams end."""
         self._give_way = give_way or _no_wait
+        self._outage_s = outage_s
         self._redis = client
         self._keys = keys
         self._read = read
@@ -305,7 +314,7 @@ class TailHub:
                     if not is_unavailable(error):
                         raise
                     away_since = away_since or time.monotonic()
-                    if time.monotonic() - away_since > _OUTAGE_S:
+                    if time.monotonic() - away_since > self._outage_s:
                         raise
                     await asyncio.sleep(_RETRY_S)
                     continue
