@@ -57,6 +57,16 @@ async def _no_wait() -> None:
     return None
 
 
+def _said_as_unavailable(error: Exception) -> BaseException:
+    """What a watcher's stream ends with after ``error``: the store being away when Redis is not reachable
+    (never Redis's own message), else ``error`` itself."""
+    if not is_unavailable(error):
+        return error
+    failure = StoreUnavailableError()
+    failure.__cause__ = error
+    return failure
+
+
 class _Slice:
     """Watchers handed new events together; done once each of them has taken them (or left)."""
 
@@ -289,7 +299,16 @@ class TailHub:
         reader = _GameReader(self._keys.log(game_id), self._give_way)
         reader.watchers.add(watcher)
         self._readers[game_id] = reader
-        latest = cast(Entries, await self._redis.xrevrange(reader.key, count=1))
+        try:
+            latest = cast(Entries, await self._redis.xrevrange(reader.key, count=1))
+        except BaseException as error:
+            # Without its stream's end the game is never read live: forget it, so the next watcher starts
+            # afresh, and end the streams of the watchers that joined it meanwhile (they resume).
+            if self._readers.get(game_id) is reader:
+                del self._readers[game_id]
+            reader.watchers.discard(watcher)
+            reader.fail(_said_as_unavailable(error) if isinstance(error, Exception) else StoreUnavailableError())
+            raise
         reader.last = latest[0][0] if latest else "0-0"
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._follow())
@@ -324,11 +343,14 @@ class TailHub:
                         reader = readers.get(stream.decode())
                         if reader is not None:
                             reader.deliver(entries)
-        except Exception as error:  # said as the store being away (never Redis's own message)
-            failure: BaseException = StoreUnavailableError() if is_unavailable(error) else error
-            failure.__cause__ = error
-            for reader in list(self._readers.values()):
-                reader.fail(failure)
+        except Exception as error:
+            # The games tailed so far are forgotten with their watchers' streams: a watcher that joins one
+            # of them later (its client resuming) gets a reader and a shared read of its own, even while a
+            # failed watcher is still there (its consumer has not asked for more yet).
+            failed, self._readers = list(self._readers.values()), {}
+            failure = _said_as_unavailable(error)
+            for game in failed:
+                game.fail(failure)
 
     def _groups(self, readers: dict[str, _GameReader]) -> list[dict[str, bytes | str]]:
         """The streams to read, in groups one XREAD may name: all of them, or one group per cluster slot."""
