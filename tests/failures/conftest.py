@@ -23,10 +23,22 @@ def redis_process(tmp_path: Path) -> Iterator[RedisProcess]:
 
 
 @pytest.fixture
-async def outage_app(redis_process: RedisProcess, key_prefix: str, tmp_path: Path) -> AsyncIterator[App]:
+def watch_outage_seconds() -> float:
+    """How long the ``outage_app``'s live streams wait for Redis: longer than any outage of a test, unless
+    a test gives its own (``@pytest.mark.parametrize("watch_outage_seconds", [...])``)."""
+    return 600.0
+
+
+@pytest.fixture
+async def outage_app(
+    redis_process: RedisProcess, key_prefix: str, tmp_path: Path, watch_outage_seconds: float
+) -> AsyncIterator[App]:
     """A server on ``redis_process``, which asks Redis whether it answers every 50 ms."""
     target = RedisTarget("own", redis_process.url)
-    server = build_app(server_settings(target, key_prefix, tmp_path / "server", readiness_seconds=0.05))
+    settings = server_settings(
+        target, key_prefix, tmp_path / "server", readiness_seconds=0.05, watch_outage_seconds=watch_outage_seconds
+    )
+    server = build_app(settings)
     await server.start()
     yield server
     redis_process.start()
