@@ -64,6 +64,18 @@ class Cluster:
                 out.append(node)
         return out
 
+    def master_of(self, key: str) -> RedisProcess:
+        """The node that is the master of ``key``'s slot now, as a running node's CLUSTER SLOTS says."""
+        asked = next(node for node in self.nodes if node.running())
+        client = redis.Redis(unix_socket_path=asked.socket_path)
+        try:
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
+            ranges = client.execute_command("CLUSTER", "SLOTS")
+        finally:
+            client.close()
+        port = next(int(master[1]) for start, end, master, *_ in ranges if start <= slot <= end)
+        return next(node for node in self.nodes if node.port == port)
+
     def wait_healthy(self, seconds: float = 30) -> None:
         """Wait until every running node says the cluster is ok (all slots served)."""
         deadline = time.monotonic() + seconds
