@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import json_format
@@ -15,8 +17,9 @@ from parlour.cli import replay as replay_cli
 from parlour.cli.main import build_parser
 from parlour.client import GameClient
 from parlour.v1 import game_pb2, game_service_pb2
-from service.bootstrap import build_app
+from service.bootstrap import App, build_app
 from service.config import Settings
+from tests.conftest import RedisTarget, server_settings
 from tests.e2e.helpers import finish, seated_game, stub
 
 PARLOUR = str(Path(sys.executable).parent / "parlour")
@@ -47,6 +50,41 @@ async def test_play_then_events_and_view(target: str) -> None:
     code, view, err = await _parlour("view", game_id.group(1), "--seat", "2", "--server", target)
     assert code == 0, err
     assert "seat: 2" in view and "GAME_STATUS_FINISHED" in view
+
+
+async def test_play_over_two_servers_spreads_the_game_over_both(
+    app: App, redis_target: RedisTarget, key_prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`parlour play --server a,b` plays a game to its end over two real servers on one Redis, each of
+    which is sent some of its commands."""
+    second = build_app(server_settings(redis_target, key_prefix, tmp_path / "second"))
+    await second.start()
+    try:
+        submitted: Counter[int] = Counter()
+        for server in (app, second):
+            monkeypatch.setattr(server.games, "submit", _counted(server.games.submit, submitted, server.grpc_port))
+        servers = f"127.0.0.1:{app.grpc_port},127.0.0.1:{second.grpc_port}"
+        code, out, err = await _parlour("play", "oldmen", "--bots", "random,random,random", "--server", servers)
+        assert code == 0, err
+        game_id = re.search(r"game id: (\w+)", out)
+        assert game_id, out
+        async with GameClient(f"127.0.0.1:{second.grpc_port}") as client:
+            summary = await client.game(game_id.group(1))
+        assert summary.status == game_pb2.GAME_STATUS_FINISHED
+        assert len(summary.results) == 3
+        assert submitted[app.grpc_port] > 0 and submitted[second.grpc_port] > 0, submitted
+    finally:
+        await second.stop(grace=0)
+
+
+def _counted(submit: Any, counter: Counter[int], port: int) -> Any:
+    """``submit`` counting its calls under ``port``."""
+
+    async def counting(*args: Any, **kwargs: Any) -> Any:
+        counter[port] += 1
+        return await submit(*args, **kwargs)
+
+    return counting
 
 
 async def test_parlour_bot_joins_an_open_seat_of_a_table_the_server_plays_the_rest_of(target: str) -> None:
