@@ -68,7 +68,10 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # a bad PARLOUR_* value: one line naming it, not a traceback
+        raise SystemExit(f"parlour serve: {error}") from error
     overrides = {
         "grpc_host": args.host,
         "grpc_port": args.grpc_port,

@@ -46,3 +46,23 @@ def test_serve_opens_both_ports_and_prints_both_addresses(tmp_path: Path) -> Non
             server.send_signal(signal.SIGTERM)
             server.wait(30)
     assert server.returncode == 0
+
+
+def test_serve_takes_the_cluster_and_the_replica_acks_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parlour serve`` reads PARLOUR_REDIS_CLUSTER and PARLOUR_REPLICA_ACKS; its flags win over them, and a
+    bad value is said in one line, naming the variable."""
+    from parlour.cli.main import build_parser
+    from service.cli import _settings
+
+    def settings(*flags: str) -> Settings:
+        return _settings(build_parser().parse_args(["serve", *flags]))
+
+    assert (settings().redis_cluster, settings().replica_acks) == ("", 0)
+    monkeypatch.setenv("PARLOUR_REDIS_CLUSTER", "127.0.0.1:7000,127.0.0.1:7001")
+    monkeypatch.setenv("PARLOUR_REPLICA_ACKS", "1")
+    assert (settings().redis_cluster, settings().replica_acks) == ("127.0.0.1:7000,127.0.0.1:7001", 1)
+    overridden = settings("--redis-cluster", "127.0.0.1:7002", "--replica-acks", "2")
+    assert (overridden.redis_cluster, overridden.replica_acks) == ("127.0.0.1:7002", 2)
+    monkeypatch.setenv("PARLOUR_REPLICA_ACKS", "many")
+    with pytest.raises(SystemExit, match="PARLOUR_REPLICA_ACKS"):
+        settings()
