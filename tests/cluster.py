@@ -120,6 +120,24 @@ def _cluster_info(node: RedisProcess) -> bytes:
         client.close()
 
 
+def _start_node(directory: Path, start: int, config: dict[str, str]) -> RedisProcess:
+    """A node on the first port from ``start`` on that is free and stays free until the node listens on it
+    (another test run on the machine may take a port found free before this node binds it)."""
+    port = start
+    for _ in range(20):
+        port = free_ports(1, port)[0]
+        node = RedisProcess(directory / str(port), port=port, config=config)
+        try:
+            node.start()
+        except RuntimeError as error:
+            if "in use" not in str(error):
+                raise
+            port += 1
+            continue
+        return node
+    raise RuntimeError("no free ports for a test cluster")
+
+
 def start_cluster(directory: Path, start_port: int = _LOWEST) -> Cluster:
     """Start six nodes under ``directory`` and form a cluster of 3 masters with one replica each."""
     config = {
@@ -129,10 +147,14 @@ def start_cluster(directory: Path, start_port: int = _LOWEST) -> Cluster:
         "appendfsync": "everysec",
     }
     cluster = Cluster()
-    for port in free_ports(6, start_port):
-        node = RedisProcess(directory / str(port), port=port, config=config)
-        node.start()
-        cluster.nodes.append(node)
+    port = start_port
+    try:
+        for _ in range(6):
+            cluster.nodes.append(_start_node(directory, port, config))
+            port = cluster.nodes[-1].port + 1
+    except BaseException:
+        cluster.stop()
+        raise
     cli = str(Path(redis_binary()).with_name("redis-cli"))
     addresses = [f"127.0.0.1:{node.port}" for node in cluster.nodes]
     subprocess.run(  # our own binary
