@@ -34,6 +34,7 @@ SENTENCE = "the game store is not reachable; retry"
 FAIL_FAST_S = 3.0
 GAMES, WATCHERS = 2, 3  # watchers per game, each on a stream of its own
 MOVES = 3  # per game, after Redis is back
+OUTAGE_S = 4.0  # a long outage: more than the streams wait for Redis and than the SDK's call retries
 
 
 async def _until_health(target: str, status: int) -> None:
@@ -244,3 +245,41 @@ async def test_watch_streams_end_after_a_long_outage_and_resume_exactly_once(
     for watcher in watchers:
         assert watcher.opened == 2
         assert watcher.versions == list(range(1, last[watcher.game_id] + 1))
+
+
+@pytest.mark.parametrize("watch_outage_seconds", [0.5])
+async def test_the_sdks_watch_rides_out_an_outage_that_ends_its_stream(
+    outage_app: App, redis_process: RedisProcess
+) -> None:
+    """``GameClient.watch`` opens its stream again for as long as the server says UNAVAILABLE (here an
+    outage of several seconds, which ends the server's streams after 0.5 s and refuses new ones until
+    Redis is back), and then gets every version once, in order."""
+    target = f"127.0.0.1:{outage_app.grpc_port}"
+    (game,) = await _games(target, count=1)
+    channel, service = stub(target)
+    async with channel, GameClient(target) as client:
+        start = await _version(service, game.game_id)
+        seen: list[int] = []
+        caught_up = asyncio.Event()
+
+        async def follow() -> None:
+            async for event in client.watch(game.game_id):
+                seen.append(event.version)
+                if event.version >= start:
+                    caught_up.set()
+
+        watching = asyncio.create_task(follow())
+        try:
+            await asyncio.wait_for(caught_up.wait(), 30)
+            redis_process.stop()
+            await asyncio.sleep(OUTAGE_S)  # the outage itself: longer than the SDK's retries of other calls
+            assert not watching.done(), watching
+            redis_process.start()
+            last = [await _move(service, game) for _ in range(MOVES)][-1]
+            for _ in range(600):
+                if seen and seen[-1] >= last:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            watching.cancel()
+    assert seen == list(range(1, last + 1))

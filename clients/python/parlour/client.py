@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -29,6 +30,9 @@ ADMIN_KEY_ENV = "PARLOUR_ADMIN_KEY"
 
 _REASON_KEY = "parlour-error-reason"
 _BACKOFF_S = 0.1
+#: How long :meth:`GameClient.watch` keeps opening a stream again while the server answers UNAVAILABLE.
+WATCH_PATIENCE_S = 60.0
+_WATCH_PAUSE_MAX_S = 2.0
 
 
 class ParlourError(Exception):
@@ -184,8 +188,12 @@ class GameClient:
         self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
     ) -> AsyncIterator[game_pb2.Event]:
         """Events from ``from_version``, live; ends after a finished game's last event. A stream that ends
-        with UNAVAILABLE (a replica stopped, Redis away) is opened again after the last event received."""
+        with UNAVAILABLE (a replica stopped, Redis away) is opened again after the last event received,
+        with a growing pause (at most ``_WATCH_PAUSE_MAX_S``), for as long as the server stays unavailable
+        up to ``WATCH_PATIENCE_S``: longer than a server waits for Redis before ending its streams (15 s),
+        so a watch rides out an outage that ends them. Then, or on any other error, raises ParlourError."""
         version, failures = from_version, 0
+        failing_since: float | None = None
         while True:
             request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=version)
             if seat is not None:
@@ -193,17 +201,19 @@ class GameClient:
             call = self._stub.WatchGame(request, metadata=self._metadata(token))
             try:
                 async for response in call:
-                    failures = 0
+                    failures, failing_since = 0, None
                     version = response.event.version + 1
                     yield response.event
                 return
             except grpc.aio.AioRpcError as error:
                 failures += 1
-                if error.code() != grpc.StatusCode.UNAVAILABLE or failures > RETRIES:
+                now = time.monotonic()
+                failing_since = now if failing_since is None else failing_since
+                if error.code() != grpc.StatusCode.UNAVAILABLE or now - failing_since > WATCH_PATIENCE_S:
                     raise ParlourError.from_rpc(error) from None
             finally:
                 call.cancel()
-            await asyncio.sleep(_BACKOFF_S * failures)
+            await asyncio.sleep(min(_BACKOFF_S * failures, _WATCH_PAUSE_MAX_S))
 
     async def events(
         self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
