@@ -12,10 +12,13 @@ __all__ = ["authorize_seat", "check_seat"]
 
 
 def check_seat(record: GameRecord, seat: int) -> None:
-    """Raise request/invalid unless ``seat`` is a seat of the game."""
-    if not 0 <= seat < record.config.seats:
+    """Raise request/invalid for a negative seat (no game has one), seat/not_found unless ``seat`` is a
+    seat of the game (which seats exist depends on the game, so that is not request/invalid)."""
+    if seat < 0:
+        raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are numbered from 0")
+    if seat >= record.config.seats:
         last = record.config.seats - 1
-        raise ServiceError("request/invalid", f"seat {seat} does not exist: this game has seats 0 to {last}")
+        raise ServiceError("seat/not_found", f"seat {seat} does not exist: this game has seats 0 to {last}")
 
 
 def authorize_seat(record: GameRecord, seat: int | None, token: str | None, *, acting: bool) -> None:

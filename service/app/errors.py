@@ -63,6 +63,8 @@ ERRORS: dict[str, ErrorKind] = {
     "replay/not_verified": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "seat/taken": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "seat/none_free": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "seat/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
+    "version/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
     "command/malformed": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
     "command/illegal": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "command/not_your_turn": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),

@@ -227,10 +227,8 @@ class Games:
         if record.finished:
             raise ServiceError("game/over", "the game is over; its seats can no longer be claimed")
         candidates = range(record.config.seats) if seat is None else [seat]
-        if seat is not None and not 0 <= seat < record.config.seats:
-            raise ServiceError(
-                "request/invalid", f"seat {seat} does not exist: seats are 0 to {record.config.seats - 1}"
-            )
+        if seat is not None:
+            check_seat(record, seat)
         token = token or new_token()
         claim = json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
         for candidate in candidates:
@@ -308,8 +306,8 @@ class Games:
 
     async def revoke_seat(self, game_id: str, seat: int) -> None:
         """Make the seat's token worthless (the admin's call): the seat stays taken by its player, and no
-        token acts or sees for it any more. Raises game/not_found or request/invalid (no such seat, or no
-        one claimed it)."""
+        token acts or sees for it any more. Raises game/not_found, seat/not_found or request/invalid (no
+        one claimed the seat)."""
         record = await self._record(game_id, fresh=True)
         check_seat(record, seat)
         claim = record.claims.get(seat)
@@ -343,8 +341,12 @@ class Games:
         reveals it (the after-the-end rule)."""
         record = await self._authorized(game_id, seat, token, acting=False)
         version = await self._store.version(game_id)
-        if at_version is not None and not 1 <= at_version <= version:
-            raise ServiceError("request/invalid", f"at_version must be 1 to {version} for this game, not {at_version}")
+        if at_version is not None and at_version < 1:
+            raise ServiceError("request/invalid", f"at_version must be 1 or more, not {at_version}")
+        if at_version is not None and at_version > version:
+            raise ServiceError(
+                "version/not_found", f"the game has no version {at_version} yet: it is at version {version}"
+            )
         if at_version is not None:
             at_version = await self._boundary(game_id, at_version, version)
         latest = await self._states.get(game_id, record.game, at_least=version)

@@ -129,10 +129,14 @@ class Replays:
         assert game is not None
         last = len(export.entries)
         version = at_version or last
-        if not 1 <= version <= last:
-            raise ServiceError("request/invalid", f"at_version must be 1 to {last} for this export, not {at_version}")
-        if seat is not None and not 0 <= seat < export.seats:
-            raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are 0 to {export.seats - 1}")
+        if version < 1:
+            raise ServiceError("request/invalid", f"at_version must be 0 (the last) or more, not {at_version}")
+        if version > last:
+            raise ServiceError("version/not_found", f"the export has no version {version}: its last is {last}")
+        if seat is not None and seat < 0:
+            raise ServiceError("request/invalid", f"seat {seat} does not exist: seats are numbered from 0")
+        if seat is not None and seat >= export.seats:
+            raise ServiceError("seat/not_found", f"seat {seat} does not exist: seats are 0 to {export.seats - 1}")
         version = _boundary(export, version)
         state = fold(game, [e.event for e in logged_events(game, export)[:version]])
         view = view_envelope(game, state, seat, reveal=True, game_id=export.game_id, version=version)

@@ -175,7 +175,7 @@ async def test_state_at_a_version_needs_the_seat_token_while_the_game_runs(targe
         assert len(view.oldmen.seats[1].hand) == 10 and not view.oldmen.seats[0].hand
         with pytest.raises(ParlourError) as beyond:
             await client.view_at(game.game_id, 10_000, None)
-        assert beyond.value.reason == "request/invalid"
+        assert beyond.value.reason == "version/not_found"
 
 
 async def test_by_default_everything_is_revealed_after_the_end(app: App, target: str) -> None:

@@ -81,6 +81,10 @@ async def test_seats_and_tokens(api: JsonClient) -> None:
     await expect(401, "auth/bad_token", api.call("GET", view, seat=0, token="not-a-token"))
     await expect(403, "auth/wrong_seat", api.call("GET", view, seat=0, token=claims[1]["seatToken"]))
     assert (await api.call("GET", view, seat=0, token=claims[0]["seatToken"]))["view"]["seat"] == 0
+    # Which seats and versions a game has depends on the game: not found, not a malformed request.
+    await expect(404, "seat/not_found", api.call("GET", view, seat=3, token=claims[0]["seatToken"]))
+    await expect(404, "seat/not_found", api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": "x", "seat": 5}))
+    await expect(404, "version/not_found", api.call("GET", view, atVersion=10_000))
 
 
 async def test_commands_that_are_not_allowed_now_are_409_and_malformed_ones_400(api: JsonClient) -> None:
