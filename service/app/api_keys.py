@@ -34,17 +34,18 @@ class ApiKeys:
         self._sizes = sizes or SizeLimits()
 
     async def create(self, name: str) -> str:
-        """A new key named ``name`` (returned once). Raises request/invalid for a bad or taken name."""
+        """A new key named ``name`` (returned once). Raises request/invalid for a bad name, api_key/taken for
+        a name in use."""
         self._sizes.check_api_key_name(name)
         key = "pk_" + new_token()
         if not await self._store.create(name, hash_token(key)):
-            raise ServiceError("request/invalid", f"there is already an API key named {name!r}; revoke it first")
+            raise ServiceError("api_key/taken", f"there is already an API key named {name!r}; revoke it first")
         return key
 
     async def revoke(self, name: str) -> None:
-        """Revoke the key named ``name``; request/invalid when there is none."""
+        """Revoke the key named ``name``; api_key/not_found when there is none."""
         if not await self._store.revoke(name):
-            raise ServiceError("request/invalid", "there is no API key of that name; ListApiKeys shows them")
+            raise ServiceError("api_key/not_found", "there is no API key of that name; ListApiKeys shows them")
 
     async def names(self) -> list[str]:
         """The keys' names."""

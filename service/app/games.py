@@ -306,13 +306,12 @@ class Games:
 
     async def revoke_seat(self, game_id: str, seat: int) -> None:
         """Make the seat's token worthless (the admin's call): the seat stays taken by its player, and no
-        token acts or sees for it any more. Raises game/not_found, seat/not_found or request/invalid (no
-        one claimed the seat)."""
+        token acts or sees for it any more. Raises game/not_found, seat/not_found or seat/not_claimed."""
         record = await self._record(game_id, fresh=True)
         check_seat(record, seat)
         claim = record.claims.get(seat)
         if claim is None:
-            raise ServiceError("request/invalid", f"seat {seat} is not claimed; there is no token to revoke")
+            raise ServiceError("seat/not_claimed", f"seat {seat} is not claimed; there is no token to revoke")
         revoked = json.dumps(SeatClaim(name=claim.name, token_hash="revoked:" + new_token()).__dict__)
         await self._store.replace_meta(game_id, f"seat:{seat}", revoked)
         self._records.pop(game_id, None)

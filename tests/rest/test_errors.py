@@ -261,6 +261,25 @@ async def test_a_private_server_wants_an_api_key_that_it_issued(private_server: 
             assert reply.status == 200
 
 
+async def test_the_admins_refusals_that_depend_on_what_exists_are_404_and_409(server: RunningServer) -> None:
+    """A name already taken, a key or a claim that is not there: the state of things refuses, not the shape
+    of the request (which the API description allows), so not 400."""
+    admin = server.http_url + "/v1/admin"
+    async with aiohttp.ClientSession() as session:
+        name = f"k{uuid.uuid4().hex[:8]}"
+        await _admin(session, f"{admin}/api-keys", {"name": name}, ADMIN_KEY)
+        await expect(409, "api_key/taken", _admin(session, f"{admin}/api-keys", {"name": name}, ADMIN_KEY))
+        await _admin(session, f"{admin}/api-keys/{name}:revoke", None, ADMIN_KEY)
+        await expect(404, "api_key/not_found", _admin(session, f"{admin}/api-keys/{name}:revoke", None, ADMIN_KEY))
+        api = JsonClient(session, server.http_url)
+        game_id = (await api.call("POST", "/v1/games", {"game": "oldmen", "seats": 3}))["game"]["gameId"]
+        revoke = f"{admin}/games/{game_id}/seats/1:revoke"
+        await expect(409, "seat/not_claimed", _admin(session, revoke, None, ADMIN_KEY))
+        await api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": "p", "seat": 1})
+        await _admin(session, revoke, None, ADMIN_KEY)
+        await expect(404, "seat/not_found", _admin(session, f"{admin}/games/{game_id}/seats/3:revoke", None, ADMIN_KEY))
+
+
 async def test_replay_errors(api: JsonClient) -> None:
     """Exporting a running game or a game that keeps its secrets is 409; so is importing a forged export."""
     game_id, tokens = await create_with_seats(api, "oldmen", 3)
