@@ -31,7 +31,7 @@ from service.api.stalls import Stalls
 from service.api.tls import TlsFiles
 from service.app.api_keys import ApiKeys
 from service.app.bots import Bots
-from service.app.bounds import field_bounds
+from service.app.bounds import request_bounds
 from service.app.clocks import ClockKeeper, Clocks
 from service.app.fanout import CommandsFirst
 from service.app.games import Games
@@ -171,12 +171,13 @@ def build_app(settings: Settings) -> App:
     now_ms = _now_ms
     keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
     house_bots = HouseBots()
+    clock_range = ClockRange(settings.min_move_ms, settings.max_move_ms)
     games = Games(
         store,
         observers=[keeper, house_bots],
         snapshot_every=settings.snapshot_every,
         cache_games=settings.cache_games,
-        clock_range=ClockRange(settings.min_move_ms, settings.max_move_ms),
+        clock_range=clock_range,
         think_times=keeper,
         now_ms=now_ms,
         commands_first=commands_first,
@@ -258,7 +259,7 @@ def build_app(settings: Settings) -> App:
         gate=gate,
         ready=lambda: readiness.ready,
         proxies=proxies,
-        field_bounds=field_bounds(sizes),
+        bounds=request_bounds(clock_range, sizes),
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()

@@ -11,9 +11,25 @@ from typing import Protocol
 from parlour.v1 import clock_pb2
 from service.app.errors import ServiceError
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "ClockRange", "SincePrevious", "ThinkTimes", "TimeControl", "think_since"]
+__all__ = [
+    "DEFAULT_MAX_TIMEOUTS",
+    "MAX_BANK_MS",
+    "MAX_MOVE_MS",
+    "MAX_TIMEOUTS",
+    "ClockRange",
+    "SincePrevious",
+    "ThinkTimes",
+    "TimeControl",
+    "think_since",
+]
 
 DEFAULT_MAX_TIMEOUTS = 3
+#: The longest time per move any server takes (a server's own range, ClockRange, may be narrower).
+MAX_MOVE_MS = 3_600_000
+#: The largest bank and increment.
+MAX_BANK_MS = 86_400_000
+#: The most timeouts before a seat is dropped.
+MAX_TIMEOUTS = 1000
 
 
 @dataclass(frozen=True)
@@ -28,13 +44,17 @@ class TimeControl:
     @classmethod
     def from_proto(cls, message: clock_pb2.TimeControl) -> TimeControl:
         """A validated time control; raises ServiceError ``request/invalid`` naming a bad field."""
-        if not 1 <= message.move_ms <= 3_600_000:
-            raise ServiceError("request/invalid", f"move_ms must be 1 to 3600000, not {message.move_ms}")
+        if not 1 <= message.move_ms <= MAX_MOVE_MS:
+            raise ServiceError("request/invalid", f"move_ms must be 1 to {MAX_MOVE_MS}, not {message.move_ms}")
         for name in ("bank_ms", "increment_ms"):
-            if not 0 <= getattr(message, name) <= 86_400_000:
-                raise ServiceError("request/invalid", f"{name} must be 0 to 86400000, not {getattr(message, name)}")
-        if not 0 <= message.max_timeouts <= 1000:
-            raise ServiceError("request/invalid", f"max_timeouts must be 0 to 1000, not {message.max_timeouts}")
+            if not 0 <= getattr(message, name) <= MAX_BANK_MS:
+                raise ServiceError(
+                    "request/invalid", f"{name} must be 0 to {MAX_BANK_MS}, not {getattr(message, name)}"
+                )
+        if not 0 <= message.max_timeouts <= MAX_TIMEOUTS:
+            raise ServiceError(
+                "request/invalid", f"max_timeouts must be 0 to {MAX_TIMEOUTS}, not {message.max_timeouts}"
+            )
         return cls(message.move_ms, message.bank_ms, message.increment_ms, message.max_timeouts or DEFAULT_MAX_TIMEOUTS)
 
     def to_proto(self) -> clock_pb2.TimeControl:
@@ -59,7 +79,7 @@ class ClockRange:
     clocks make the server play timeouts in a loop, very long ones keep abandoned games' clocks alive."""
 
     min_move_ms: int = 1
-    max_move_ms: int = 3_600_000
+    max_move_ms: int = MAX_MOVE_MS
 
     def __post_init__(self) -> None:
         """Raise ValueError (naming the flags) for a range no clock fits in."""

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 import schemathesis
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 from schemathesis.checks import (
     content_type_conformance,
     not_a_server_error,
@@ -20,7 +25,10 @@ from parlour.v1 import admin_service_pb2, bot_service_pb2, game_service_pb2, rep
 from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import routes_of
-from tests.rest.harness import RunningServer
+from service.app.bounds import MAX_SEATS, request_bounds
+from service.app.time_control import ClockRange
+from service.config import Settings
+from tests.rest.harness import RunningServer, server_in_thread
 
 _NOT_API = {"/openapi.json", "/metrics", "/readyz", "/", "/{path}"}  # operations and the page, not the API
 
@@ -100,10 +108,119 @@ def finished_game(server: RunningServer) -> str:
     return asyncio.run(make())
 
 
+def _request_schema(document: dict[str, Any], path: str, verb: str) -> Draft202012Validator:
+    """A validator of the JSON body of an operation, resolving the document's references."""
+    resource = Resource(contents=document, specification=DRAFT202012)
+    pointer = "/".join(("#/paths", path.replace("~", "~0").replace("/", "~1"), verb, "requestBody/content"))
+    schema = {"$ref": "urn:parlour-openapi" + pointer + "/application~1json/schema"}
+    return Draft202012Validator(schema, registry=Registry().with_resource("urn:parlour-openapi", resource))
+
+
+#: Request bodies of CreateGame at the edges of what the server takes: each is taken (True) or refused
+#: with 400 (False), and the document says the same.
+_CREATE_GAME_EDGES: list[tuple[dict[str, Any], bool]] = [
+    ({"game": "oldmen", "seats": 3}, True),
+    ({"game": "oldmen"}, False),
+    ({"seats": 3}, False),
+    ({"game": "oldmen", "seats": -1}, False),
+    ({"game": "oldmen", "seats": 5}, False),
+    ({"game": "libertalia", "seats": 6}, True),
+    ({"game": "libertalia", "seats": 7}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "1000"}}, True),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "3600000"}}, True),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "999"}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "1"}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "3600001"}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "9999999"}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "1000", "bankMs": "86400000"}}, True),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "1000", "bankMs": "86400001"}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "1000", "bankMs": "99999999"}}, False),
+    ({"game": "oldmen", "seats": 3, "timeControl": {"moveMs": "1000", "incrementMs": "99999999"}}, False),
+    ({"game": "oldmen", "seats": 3, "options": {"match_deals": "2"}}, True),
+    ({"game": "oldmen", "seats": 3, "options": {"match_deals": "3"}}, False),
+    ({"game": "oldmen", "seats": 3, "options": {"board": "calm"}}, False),
+    ({"game": "oldmen", "seats": 3, "seed": base64.b64encode(bytes(16)).decode()}, True),
+    ({"game": "oldmen", "seats": 3, "seed": base64.b64encode(bytes(256)).decode()}, True),
+    ({"game": "oldmen", "seats": 3, "seed": base64.b64encode(bytes(15)).decode()}, False),
+    ({"game": "oldmen", "seats": 3, "seed": base64.b64encode(bytes(257)).decode()}, False),
+    ({"game": "oldmen", "seats": 3, "seed": ""}, False),
+    ({"game": "oldmen", "seats": 3, "houseBots": [{"seat": 2, "strategy": "greedy"}]}, True),
+    ({"game": "oldmen", "seats": 3, "houseBots": [{"strategy": "random"}, {"seat": 1, "strategy": "random"}]}, True),
+    ({"game": "oldmen", "seats": 3, "houseBots": [{"seat": 3, "strategy": "greedy"}]}, False),
+    ({"game": "oldmen", "seats": 3, "houseBots": [{"seat": 1, "strategy": "greedy"}] * 2}, False),
+    ({"game": "oldmen", "seats": 3, "houseBots": [{"strategy": "greedy"}, {"seat": 0, "strategy": "random"}]}, False),
+    ({"game": "oldmen", "seats": 3, "houseBots": [{"seat": 1}]}, False),
+]
+
+#: ClaimSeat bodies: taken, or refused with 400, as the document says.
+_CLAIM_SEAT_EDGES: list[tuple[dict[str, Any], bool]] = [
+    ({"playerName": "Zoë"}, True),
+    ({"playerName": "x" * 64}, True),
+    ({"playerName": "a b"}, True),
+    ({"playerName": "x" * 65}, False),
+    ({"playerName": " "}, False),
+    ({"playerName": "\u0000"}, False),
+    ({"playerName": ""}, False),
+    ({}, False),
+    ({"playerName": "p", "seat": -1}, False),
+]
+
+
+@pytest.mark.parametrize(("body", "taken"), _CREATE_GAME_EDGES)
+def test_the_document_and_the_server_agree_on_creating_a_game(
+    server: RunningServer, body: dict[str, Any], taken: bool
+) -> None:
+    documented = _request_schema(_document(server), "/v1/games", "post").is_valid(body)
+    reply = requests.post(server.http_url + "/v1/games", json=body, timeout=10)
+    assert (documented, reply.status_code) == (taken, 200 if taken else 400), reply.text
+
+
+@pytest.mark.parametrize(("body", "taken"), _CLAIM_SEAT_EDGES)
+def test_the_document_and_the_server_agree_on_claiming_a_seat(
+    server: RunningServer, body: dict[str, Any], taken: bool
+) -> None:
+    game = requests.post(server.http_url + "/v1/games", json={"game": "oldmen", "seats": 3}, timeout=10).json()
+    documented = _request_schema(_document(server), "/v1/games/{game_id}/seats", "post").is_valid(body)
+    url = f"{server.http_url}/v1/games/{game['game']['gameId']}/seats"
+    reply = requests.post(url, json=body, timeout=10)
+    assert (documented, reply.status_code) == (taken, 200 if taken else 400), reply.text
+
+
+def test_a_seat_the_game_does_not_have_is_documented_and_not_found(server: RunningServer, finished_game: str) -> None:
+    """Seats and versions a game has depend on the game: the document allows every seat some game has,
+    and a seat or version this game lacks is 404 (a state the fuzzer may meet), not 400."""
+    seat = next(
+        p for p in _document(server)["paths"]["/v1/games/{game_id}/events"]["get"]["parameters"] if p["name"] == "seat"
+    )
+    assert (seat["schema"]["minimum"], seat["schema"]["maximum"]) == (0, MAX_SEATS - 1)
+    for query, reason in (({"seat": MAX_SEATS - 1}, "seat/not_found"), ({"atVersion": "100000"}, "version/not_found")):
+        reply = requests.get(f"{server.http_url}/v1/games/{finished_game}/view", params=query, timeout=10)
+        assert (reply.status_code, reply.json()["reason"]) == (404, reason)
+    reply = requests.get(f"{server.http_url}/v1/games/{finished_game}/events", params={"seat": -1}, timeout=10)
+    assert reply.status_code == 400
+
+
+def test_the_document_states_the_clock_range_of_the_server_it_comes_from(tmp_path: Path) -> None:
+    """The time per move is a flag of the server: the document it serves takes that server's range."""
+    with server_in_thread(tmp_path, min_move_ms=5000, max_move_ms=60_000) as narrow:
+        document = _document(narrow)
+        clock = _request_schema(document, "/v1/games", "post")
+        for move_ms, taken in (("4999", False), ("5000", True), ("60000", True), ("60001", False)):
+            body = {"game": "oldmen", "seats": 3, "timeControl": {"moveMs": move_ms}}
+            reply = requests.post(narrow.http_url + "/v1/games", json=body, timeout=10)
+            assert (clock.is_valid(body), reply.status_code) == (taken, 200 if taken else 400), move_ms
+        create = document["paths"]["/v1/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        move = create["properties"]["timeControl"]["properties"]["moveMs"]
+        assert "5000 to 60000 (--min-move-ms, --max-move-ms)" in move["description"]
+
+
 def _generated_document() -> dict[str, Any]:
-    """The document the server serves, made here without a server so the fuzzer's tests can be collected."""
+    """The document the server serves, made here without a server so the fuzzer's tests can be collected
+    (the REST test server has the default settings' clock range)."""
     routes = [route for service in _SERVICES for route in routes_of(service)]
-    return openapi_document(routes, title="Parlour", version="v1", comments=proto_comments())
+    bounds = request_bounds(ClockRange(Settings().min_move_ms, Settings().max_move_ms))
+    return openapi_document(routes, title="Parlour", version="v1", comments=proto_comments(), bounds=bounds)
 
 
 def test_the_served_document_is_the_generated_one(server: RunningServer) -> None:

@@ -3,7 +3,8 @@
 Schemas follow Protobuf's canonical JSON mapping as this server writes it: lowerCamelCase property names,
 64-bit integers as decimal strings, enums by name, bytes as base64, ``google.protobuf.Timestamp`` as an
 RFC 3339 string, maps as objects. Message schemas allow no other properties (the server refuses unknown
-fields). Comments of the .proto files become descriptions when ``comments`` has them.
+fields), and at most one field of each oneof. Comments of the .proto files become descriptions when
+``comments`` has them; the bounds the server enforces (``service.app.bounds``) are added to the schemas.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 
 from parlour.v1 import errors_pb2
 from service.api.rest.routes import Route
-from service.app.bounds import FIELD_BOUNDS
 
 __all__ = ["openapi_document"]
 
@@ -46,12 +46,29 @@ _WELL_KNOWN: dict[str, Schema] = {
     "google.protobuf.Duration": {"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?s$"},
 }
 _ERROR_REF = {"$ref": f"#/components/schemas/{errors_pb2.ErrorDetail.DESCRIPTOR.full_name}"}
+#: The calls that need the admin key (``x-parlour-admin-key``), and those that take it (RegisterBot: a
+#: name no bot has connected with).
+_ADMIN_ONLY = ("parlour.v1.TournamentService.CreateTournament", "parlour.v1.TournamentService.StartTournament")
+_ADMIN_OR_NOT = ("parlour.v1.TournamentService.RegisterBot",)
+_ADMIN_SERVICE = "parlour.v1.AdminService"
+#: Headers a call reads besides the credentials (metadata entries over gRPC).
+_HEADERS: dict[str, list[Schema]] = {
+    "parlour.v1.BotService.ListAssignments": [
+        {
+            "name": "X-Parlour-Bot-Key",
+            "in": "header",
+            "required": True,
+            "description": "The bot's secret: the first use of a name registers it (16 to 256 characters).",
+            "schema": {"type": "string", "pattern": "^[!-~]{16,256}$"},
+        }
+    ]
+}
 
 
 class _Schemas:
     """Component schemas, added as messages and enums are referenced."""
 
-    def __init__(self, comments: Mapping[str, str], bounds: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, comments: Mapping[str, str], bounds: Mapping[str, Schema]) -> None:
         self.comments = comments
         self.bounds = bounds
         self.components: dict[str, Schema] = {}
@@ -73,8 +90,14 @@ class _Schemas:
     def message(self, descriptor: Descriptor, *, without: Iterable[str] = ()) -> Schema:
         """The object schema of a message (leaving out the fields named in ``without``)."""
         skip = set(without)
-        properties = {f.json_name: self.field(f) for f in descriptor.fields if f.name not in skip}
-        return {"type": "object", "properties": properties, "additionalProperties": False}
+        fields = [f for f in descriptor.fields if f.name not in skip]
+        properties = {f.json_name: self.field(f) for f in fields}
+        schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False}
+        schema.update(_one_of_each(descriptor, skip))
+        bounds = dict(self.bounds.get(descriptor.full_name, {}))
+        if "required" in bounds:
+            bounds["required"] = [name for name in bounds["required"] if name in properties]
+        return {**schema, **{key: value for key, value in bounds.items() if value != []}}
 
     def field(self, field: FieldDescriptor) -> Schema:
         """The schema of one field's JSON value."""
@@ -83,10 +106,34 @@ class _Schemas:
             value = self.field(message.fields_by_name["value"])
             schema: Schema = {"type": "object", "additionalProperties": value}
         else:
-            schema = {**self.single(field), **self.bounds.get(field.full_name, {})}  # what the server enforces
+            bounds = self.bounds.get(field.full_name, {})  # what the server enforces
+            if field.message_type is not None and "properties" in bounds:
+                schema = self.narrowed(field.message_type, bounds)
+            else:
+                schema = {**self.single(field), **bounds}
             if field.is_repeated:
                 schema = {"type": "array", "items": schema}
         return self._described(field.full_name, schema)
+
+    def narrowed(self, descriptor: Descriptor, bounds: Schema) -> Schema:
+        """The message's schema written out, not referred to, with its fields narrowed by the schemas in
+        ``bounds["properties"]`` (a field's bounds in one place only, such as the clock range of a new game:
+        tools may ignore keywords beside a ``$ref``)."""
+        schema = self.message(descriptor)
+        narrower: Schema = bounds["properties"]
+        for field in descriptor.fields:
+            extra = narrower.get(field.json_name)
+            if extra is None:
+                continue
+            if field.message_type is not None and "properties" in extra:
+                inner = {**self.narrowed(field.message_type, extra), "description": extra.get("description")}
+                schema["properties"][field.json_name] = self._described(field.full_name, inner)
+            else:
+                current = dict(schema["properties"][field.json_name])
+                text = " ".join(t for t in (current.pop("description", None), extra.get("description")) if t)
+                merged = {**current, **{k: v for k, v in extra.items() if k != "description"}}
+                schema["properties"][field.json_name] = {**merged, **({"description": text} if text else {})}
+        return {**schema, **{key: value for key, value in bounds.items() if key != "properties"}}
 
     def single(self, field: FieldDescriptor) -> Schema:
         if field.message_type is not None:
@@ -96,12 +143,26 @@ class _Schemas:
         return dict(_SCALARS[field.type])
 
     def _described(self, name: str, schema: Schema) -> Schema:
-        text = self.comments.get(name)
+        text = " ".join(t for t in (self.comments.get(name), schema.pop("description", None)) if t)
         if not text:
             return schema
         if "$ref" in schema:  # tools written for OpenAPI 3.0 ignore siblings of $ref: wrap it
             return {"allOf": [schema], "description": text}
         return {**schema, "description": text}
+
+
+def _one_of_each(descriptor: Descriptor, skip: set[str]) -> Schema:
+    """At most one field of each oneof (the server refuses two): ``maxProperties`` when the oneof's fields
+    are all the message has, else a ``not`` naming each pair (oneofs of one field, as proto3 ``optional``
+    makes, say nothing)."""
+    groups = [[f.json_name for f in o.fields if f.name not in skip] for o in descriptor.oneofs]
+    groups = [group for group in groups if len(group) > 1]
+    if not groups:
+        return {}
+    if len(groups) == 1 and len(groups[0]) == len([f for f in descriptor.fields if f.name not in skip]):
+        return {"maxProperties": 1}
+    pairs = [{"required": [a, b]} for group in groups for i, a in enumerate(group) for b in group[i + 1 :]]
+    return {"not": {"anyOf": pairs}}
 
 
 def _parameter(schemas: _Schemas, route: Route, name: str, where: str) -> Schema:
@@ -140,6 +201,16 @@ def _sse_event(reply: Schema) -> Schema:
     return {"anyOf": [event("message", reply), event("end", {"type": "object"}), event("failure", _ERROR_REF)]}
 
 
+def _security(route: Route) -> list[Schema]:
+    """Who may call: anyone (seat tokens for the calls acting for a seat), or only with the admin key."""
+    name = route.method.full_name
+    if name in _ADMIN_ONLY or route.method.containing_service.full_name == _ADMIN_SERVICE:
+        return [{"adminKey": []}]
+    if name in _ADMIN_OR_NOT:
+        return [{}, {"adminKey": []}]
+    return [{}, {"seatToken": []}]
+
+
 def _operation(schemas: _Schemas, route: Route) -> Schema:
     reply = schemas.ref(route.method.output_type)
     if route.server_streaming:
@@ -155,7 +226,8 @@ def _operation(schemas: _Schemas, route: Route) -> Schema:
         "operationId": route.method.name,
         "tags": [route.method.containing_service.name],
         "parameters": [_parameter(schemas, route, n, "path") for n in route.path_fields]
-        + [_parameter(schemas, route, n, "query") for n in route.query_fields],
+        + [_parameter(schemas, route, n, "query") for n in route.query_fields]
+        + [dict(header) for header in _HEADERS.get(route.method.full_name, [])],
         "responses": {
             "200": ok,
             "default": {
@@ -163,7 +235,7 @@ def _operation(schemas: _Schemas, route: Route) -> Schema:
                 "content": {"application/json": {"schema": _ERROR_REF}},
             },
         },
-        "security": [{}, {"seatToken": []}],
+        "security": _security(route),
     }
     summary = schemas.comments.get(route.method.full_name)
     if summary:
@@ -181,12 +253,13 @@ def openapi_document(
     title: str,
     version: str,
     comments: Mapping[str, str],
-    bounds: Mapping[str, Mapping[str, Any]] = FIELD_BOUNDS,
+    bounds: Mapping[str, Schema],
 ) -> Schema:
     """The OpenAPI 3.1 document of ``routes`` (3.1 for JSON Schema's ``contentMediaType`` and
     ``contentSchema``, which describe the JSON inside each Server-Sent Event). ``comments`` maps full proto
     names (messages, enums, ``Message.field`` and rpcs) to their documentation; it may be empty. ``bounds``
-    are the schema keywords of the fields the server bounds (default: those of the default settings)."""
+    maps full proto names of fields and messages to the JSON Schema keywords of what the server takes
+    (see ``service.app.bounds.request_bounds``)."""
     schemas = _Schemas(comments, bounds)
     schemas.ref(errors_pb2.ErrorDetail.DESCRIPTOR)
     paths: dict[str, Schema] = {}
@@ -204,6 +277,9 @@ def openapi_document(
         "paths": paths,
         "components": {
             "schemas": dict(sorted(schemas.components.items())),
-            "securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "seatToken": {"type": "http", "scheme": "bearer"},
+                "adminKey": {"type": "apiKey", "in": "header", "name": "X-Parlour-Admin-Key"},
+            },
         },
     }

@@ -41,10 +41,11 @@ from service.api.rest.comments import proto_comments
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
-from service.app.bounds import FIELD_BOUNDS
+from service.app.bounds import request_bounds
 from service.app.errors import SERVER_FAILED, ServiceError, from_failure
 from service.app.gate import Gate
 from service.app.limits import Client, Limits
+from service.app.time_control import ClockRange
 
 __all__ = ["HttpServer", "MetricsPage", "build_http_server", "build_metrics_server", "metrics_handler"]
 
@@ -272,15 +273,16 @@ def build_http_server(
     gate: Gate | None = None,
     ready: Callable[[], bool] = lambda: True,
     proxies: TrustedProxies | None = None,
-    field_bounds: Mapping[str, Mapping[str, Any]] = FIELD_BOUNDS,
+    bounds: Mapping[str, dict[str, Any]] | None = None,
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
     when ``web_dir`` is given, its files at ``/``. Every route's call passes ``gate`` (API keys and quotas;
     default quotas when None). ``GET /readyz`` answers 200 SERVING while ``ready()`` is true, else 503
     NOT_SERVING. A client is counted by its address, or by the one ``X-Forwarded-For`` gives when it
-    comes through one of ``proxies``. ``field_bounds`` are the bounds the OpenAPI document states. Not
-    started: call ``start()``."""
+    comes through one of ``proxies``. ``bounds`` are the limits the document states
+    (``service.app.bounds.request_bounds`` of the server's settings; by default of the default clock range
+    and sizes). Not started: call ``start()``."""
     settings = _Settings(
         max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()), proxies or TrustedProxies()
     )
@@ -293,7 +295,8 @@ def build_http_server(
         for route in routes_of(descriptor):
             app.router.add_route(route.verb, route.aiohttp_path, _handler(route, servicer, settings))
             routes.append(route)
-    document = openapi_document(routes, title="Parlour", version="v1", comments=proto_comments(), bounds=field_bounds)
+    bounds = request_bounds(ClockRange()) if bounds is None else bounds
+    document = openapi_document(routes, title="Parlour", version="v1", comments=proto_comments(), bounds=bounds)
     openapi_text = json.dumps(document, indent=1)
 
     async def openapi(_: web.Request) -> web.Response:
