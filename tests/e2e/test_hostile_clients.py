@@ -53,11 +53,16 @@ async def _refused(call: Any) -> grpc.aio.AioRpcError:
     return failure.value
 
 
-async def test_a_ten_thousand_character_name_is_refused_with_a_short_sentence(target: str) -> None:
-    """A game name, a player name and a tournament's game name of 10,000 characters each get
-    INVALID_ARGUMENT with a sentence (not the name echoed back past the client's metadata limit)."""
+_ADMIN_KEY = "hostile-admin-key-0123456789"
+
+
+@pytest.mark.parametrize("strict_app", [{"admin_key": _ADMIN_KEY}], indirect=True)
+async def test_a_ten_thousand_character_name_is_refused_with_a_short_sentence(strict_app: App) -> None:
+    """A game name, a player name, and a tournament's name and game name of 10,000 characters each get
+    INVALID_ARGUMENT with a sentence (not the name echoed back past the client's metadata limit). The
+    server has an admin key, so the tournament is refused for its settings, not for the caller."""
     huge = "x" * 10_000
-    channel, games = stub(target)
+    channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
     async with channel:
         error = await _refused(games.CreateGame(pb.CreateGameRequest(game=huge, seats=3)))
         assert error.code() == Code.INVALID_ARGUMENT and "plays no game" in (error.details() or "")
@@ -69,13 +74,19 @@ async def test_a_ten_thousand_character_name_is_refused_with_a_short_sentence(ta
         assert error.code() == Code.INVALID_ARGUMENT and len(error.details() or "") < 1000
         error = await _refused(games.ListGames(pb.ListGamesRequest(page_token="²")))
         assert error.code() == Code.INVALID_ARGUMENT and "page_token" in (error.details() or "")
-        settings = tour_pb.TournamentSettings(name="t", game=huge, table_size=3, rounds=1)
-        admin = [("x-parlour-admin-key", "hostile-admin-key-0123456789")]
+        admin = [("x-parlour-admin-key", _ADMIN_KEY)]
         tournaments = tour_grpc.TournamentServiceStub(channel)
-        error = await _refused(
-            tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
-        )
-        assert error.code() in (Code.INVALID_ARGUMENT, Code.PERMISSION_DENIED) and len(error.details() or "") < 1000
+        fine = {"name": "t", "game": "oldmen", "table_size": 3, "rounds": 1, "format": tour_pb.TOURNAMENT_FORMAT_SWISS}
+        for changed, sentence in (({"game": huge}, "plays no game"), ({"name": huge}, "name must be 1 to 64")):
+            settings = tour_pb.TournamentSettings(**{**fine, **changed})  # type: ignore[arg-type]
+            error = await _refused(
+                tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
+            )
+            assert error.code() == Code.INVALID_ARGUMENT, error.details()
+            assert sentence in (error.details() or "") and len(error.details() or "") < 1000
+        settings = tour_pb.TournamentSettings(**fine)  # type: ignore[arg-type]
+        made = await tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
+        assert made.tournament.tournament_id  # the same settings with short names are taken
 
 
 @pytest.fixture
