@@ -47,6 +47,22 @@ async def test_undecodable_request_bytes_are_invalid_argument_with_a_sentence(
     assert f"not a valid parlour.v1.{method}Request message" in (error.details() or "")
 
 
+@pytest.mark.parametrize("data", [b"\xff\xff\xff\xff", b"\x0a\x02\xff\xfe"])
+async def test_undecodable_bytes_opening_a_stream_are_invalid_argument_with_a_sentence(
+    target: str, data: bytes
+) -> None:
+    """A server stream (WatchGame) whose request bytes do not decode ends at once with INVALID_ARGUMENT
+    naming the message type expected, as a unary call does."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        call = channel.unary_stream("/parlour.v1.GameService/WatchGame", request_serializer=None)(data)
+        with pytest.raises(grpc.aio.AioRpcError) as failure:
+            await call.read()
+    error = failure.value
+    assert error.code() == Code.INVALID_ARGUMENT, error.details()
+    assert "not a valid parlour.v1.WatchGameRequest message" in (error.details() or "")
+    assert "send a serialized parlour.v1.WatchGameRequest" in (error.details() or "")
+
+
 async def _refused(call: Any) -> grpc.aio.AioRpcError:
     with pytest.raises(grpc.aio.AioRpcError) as failure:
         await call
