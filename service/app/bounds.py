@@ -103,10 +103,11 @@ def _char_class(accepts: Callable[[str], bool]) -> str:
 @functools.cache
 def player_name_pattern(longest: int = 64) -> str:
     """The player names the server takes (``service.app.sizes.SizeLimits.check_player_name``, after the
-    surrounding whitespace is stripped), as a regular expression: 1 to ``longest`` printable characters by this server's own Unicode database (so the pattern is made
-    here, not written down: another Unicode version prints other characters), not starting or ending with
-    a space (the server strips surrounding whitespace; the pattern leaves it out). Characters beyond the
-    Basic Multilingual Plane (emoji, for one) are taken by the server but not named here."""
+    surrounding whitespace is stripped), as a regular expression: 1 to ``longest`` printable characters by
+    this server's own Unicode database (so the pattern is made here, not written down: another Unicode
+    version prints other characters), not starting or ending with a space (the server strips surrounding
+    whitespace; the pattern leaves it out). Characters beyond the Basic Multilingual Plane (emoji, for one)
+    are taken by the server but not named here."""
     inner = _char_class(str.isprintable)
     end = _char_class(lambda c: c.isprintable() and not c.isspace())
     return f"^{end}(?:{inner}{{0,{longest - 2}}}{end})?$" if longest > 1 else f"^{end}$"
