@@ -13,16 +13,15 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import aiohttp
-import grpc
 import pytest
 import redis
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
 from service.bootstrap import App, build_app
 from service.store.embedded import RedisProcess
 from tests.cluster import Cluster, start_cluster
 from tests.conftest import CLUSTER_SCHEME, RedisTarget, server_settings
+from tests.failures.readiness import readyz, until_health
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -43,28 +42,6 @@ async def cluster_app(own_cluster: Cluster, key_prefix: str, tmp_path: Path) -> 
     await server.start()
     yield server
     await server.stop(grace=0)
-
-
-async def _health(app: App) -> int:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{app.grpc_port}") as channel:
-        reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
-        return int(reply.status)
-
-
-async def _until_health(app: App, status: int) -> None:
-    for _ in range(400):
-        if await _health(app) == status:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"health never reported {status}")
-
-
-async def _readyz(app: App) -> tuple[int, str]:
-    async with (
-        aiohttp.ClientSession() as session,
-        session.get(f"http://127.0.0.1:{app.http_port}/readyz") as response,
-    ):
-        return response.status, (await response.json())["status"]
 
 
 def _replica_of(cluster: Cluster, master: RedisProcess) -> RedisProcess:
@@ -90,17 +67,17 @@ def _never_take_over(node: RedisProcess) -> None:
 async def test_readiness_says_not_serving_while_a_master_with_slots_is_away(
     cluster_app: App, own_cluster: Cluster
 ) -> None:
-    await _until_health(cluster_app, SERVING)
-    assert await _readyz(cluster_app) == (200, "SERVING")
+    await until_health(cluster_app, SERVING)
+    assert await readyz(cluster_app) == (200, "SERVING")
     default = cluster_app.redis.client.get_default_node()  # type: ignore[attr-defined]  # the cluster client's
     victim = next(node for node in own_cluster.masters() if node.port != default.port)
     _never_take_over(_replica_of(own_cluster, victim))
 
     victim.stop()
-    await _until_health(cluster_app, NOT_SERVING)
-    assert await _readyz(cluster_app) == (503, "NOT_SERVING")
+    await until_health(cluster_app, NOT_SERVING)
+    assert await readyz(cluster_app) == (503, "NOT_SERVING")
 
     victim.start()
     await asyncio.to_thread(own_cluster.wait_healthy)
-    await _until_health(cluster_app, SERVING)
-    assert await _readyz(cluster_app) == (200, "SERVING")
+    await until_health(cluster_app, SERVING)
+    assert await readyz(cluster_app) == (200, "SERVING")

@@ -16,10 +16,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import aiohttp
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
 from parlour.client import GameClient
 from parlour.v1 import game_service_pb2 as pb
@@ -27,6 +26,7 @@ from parlour.v1 import game_service_pb2_grpc
 from service.bootstrap import App
 from service.store.embedded import RedisProcess
 from tests.e2e.helpers import SeatedGame, auth, seated_game, stub
+from tests.failures.readiness import readyz, until_health
 
 SENTENCE = "the game store is not reachable; retry"
 #: The README says calls fail "within about a second" while Redis is away; the margin is for a loaded
@@ -35,26 +35,6 @@ FAIL_FAST_S = 3.0
 GAMES, WATCHERS = 2, 3  # watchers per game, each on a stream of its own
 MOVES = 3  # per game, after Redis is back
 OUTAGE_S = 4.0  # a long outage: more than the streams wait for Redis and than the SDK's call retries
-
-
-async def _until_health(target: str, status: int) -> None:
-    """Wait until gRPC health reports ``status`` (the server asks Redis every 50 ms)."""
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        for _ in range(400):
-            reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=5)
-            if reply.status == status:
-                return
-            await asyncio.sleep(0.05)
-    raise AssertionError(f"health never reported {status}")
-
-
-async def _readyz(app: App) -> tuple[int, str]:
-    async with (
-        aiohttp.ClientSession() as session,
-        session.get(f"http://127.0.0.1:{app.http_port}/readyz") as response,
-    ):
-        return response.status, (await response.json())["status"]
 
 
 def _check_unavailable(error: grpc.aio.AioRpcError) -> None:
@@ -152,6 +132,16 @@ def _closing(watchers: list[Watcher]) -> Iterator[list[Watcher]]:
             watcher.close()
 
 
+async def _live(
+    service: game_service_pb2_grpc.GameServiceStub, games: list[SeatedGame], watchers: list[Watcher]
+) -> None:
+    """Open every watcher's stream and wait until each has its game's events so far: live from here."""
+    for watcher in watchers:
+        watcher.open()
+    starts = {g.game_id: await _version(service, g.game_id) for g in games}
+    await asyncio.gather(*(w.until(starts[w.game_id]) for w in watchers))
+
+
 async def _games(target: str, count: int = GAMES) -> list[SeatedGame]:
     async with GameClient(target) as client:
         return [await seated_game(client, seed=f"outage-{n}".encode()) for n in range(count)]
@@ -185,15 +175,15 @@ async def test_calls_fail_fast_with_a_sentence_and_health_follows_redis(
         ]
         for call in calls:
             await _refused_fast(call)
-        await _until_health(target, health_pb2.HealthCheckResponse.NOT_SERVING)
-        assert await _readyz(outage_app) == (503, "NOT_SERVING")
+        await until_health(outage_app, health_pb2.HealthCheckResponse.NOT_SERVING)
+        assert await readyz(outage_app) == (503, "NOT_SERVING")
 
         redis_process.start()
         views = await asyncio.gather(*(service.GetView(view) for _ in range(16)))
         assert all(v.view.game_id == game.game_id for v in views)
         await _move(service, game)
-        await _until_health(target, health_pb2.HealthCheckResponse.SERVING)
-        assert await _readyz(outage_app) == (200, "SERVING")
+        await until_health(outage_app, health_pb2.HealthCheckResponse.SERVING)
+        assert await readyz(outage_app) == (200, "SERVING")
 
 
 async def test_watch_streams_go_on_after_redis_returns(outage_app: App, redis_process: RedisProcess) -> None:
@@ -204,10 +194,7 @@ async def test_watch_streams_go_on_after_redis_returns(outage_app: App, redis_pr
     channel, service = stub(target)
     async with channel:
         with _closing([Watcher(service, g.game_id) for g in games for _ in range(WATCHERS)]) as watchers:
-            for watcher in watchers:
-                watcher.open()
-            starts = {g.game_id: await _version(service, g.game_id) for g in games}
-            await asyncio.gather(*(w.until(starts[w.game_id]) for w in watchers))  # live from here
+            await _live(service, games, watchers)
             redis_process.stop()
             await _refused_fast(lambda: service.GetView(pb.GetViewRequest(game_id=games[0].game_id)))
             redis_process.start()
@@ -230,10 +217,7 @@ async def test_watch_streams_end_after_a_long_outage_and_resume_exactly_once(
     channel, service = stub(target)
     async with channel:
         with _closing([Watcher(service, g.game_id) for g in games for _ in range(WATCHERS)]) as watchers:
-            for watcher in watchers:
-                watcher.open()
-            starts = {g.game_id: await _version(service, g.game_id) for g in games}
-            await asyncio.gather(*(w.until(starts[w.game_id]) for w in watchers))
+            await _live(service, games, watchers)
             redis_process.stop()
             for ended in await asyncio.gather(*(w.ended() for w in watchers)):
                 _check_unavailable(ended)
