@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
+import pytest
 
 from parlour.client import GameClient
 from parlour.v1 import game_service_pb2_grpc
@@ -53,3 +56,10 @@ async def finish(client: GameClient, game: SeatedGame) -> None:
 
     bots = [play_seat(client, game.game_id, seat, token, RandomBot(seat)) for seat, token in enumerate(game.tokens)]
     await asyncio.wait_for(asyncio.gather(*bots), 120)
+
+
+async def refused(call: Awaitable[Any]) -> grpc.aio.AioRpcError:
+    """The error a gRPC call ends with (the test fails if it succeeds)."""
+    with pytest.raises(grpc.aio.AioRpcError) as failure:
+        await call
+    return failure.value

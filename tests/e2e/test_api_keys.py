@@ -18,7 +18,7 @@ from parlour.v1 import game_service_pb2 as pb
 from service.app.tokens import hash_token
 from service.bootstrap import App, build_app
 from tests.conftest import RedisTarget, client_for, delete_prefix, server_settings, targets
-from tests.e2e.helpers import stub
+from tests.e2e.helpers import refused, stub
 
 ADMIN_KEY = "keys-admin-key-0123456789"
 ADMIN = [("x-parlour-admin-key", ADMIN_KEY)]
@@ -40,12 +40,6 @@ async def keyed_app(
     await delete_prefix(redis_target.url, key_prefix)
 
 
-async def _refused(call: Any) -> grpc.aio.AioRpcError:
-    with pytest.raises(grpc.aio.AioRpcError) as failure:
-        await call
-    return failure.value
-
-
 def _reason(error: grpc.aio.AioRpcError) -> str:
     return str(dict(error.trailing_metadata() or ()).get("parlour-error-reason", ""))
 
@@ -64,19 +58,19 @@ async def test_a_private_server_creates_games_and_seats_only_for_keys_it_issued(
     channel, games = stub(f"127.0.0.1:{keyed_app.grpc_port}")
     async with channel:
         create = pb.CreateGameRequest(game="oldmen", seats=3)
-        error = await _refused(games.CreateGame(create))
+        error = await refused(games.CreateGame(create))
         assert (error.code(), _reason(error)) == (Code.UNAUTHENTICATED, "auth/missing_api_key")
         assert "x-parlour-api-key" in (error.details() or "")
-        error = await _refused(games.CreateGame(create, metadata=[("x-parlour-api-key", "pk_made-up")]))
+        error = await refused(games.CreateGame(create, metadata=[("x-parlour-api-key", "pk_made-up")]))
         assert (error.code(), _reason(error)) == (Code.UNAUTHENTICATED, "auth/bad_api_key")
-        error = await _refused(
+        error = await refused(
             admin_grpc.AdminServiceStub(channel).CreateApiKey(admin_pb.CreateApiKeyRequest(name="alice"))
         )
         assert error.code() == Code.UNAUTHENTICATED  # making keys needs the admin key
         alice = await _new_key(channel, "alice")
         game_id = (await games.CreateGame(create, metadata=alice)).game.game_id
         claim = pb.ClaimSeatRequest(game_id=game_id, player_name="p0")
-        assert _reason(await _refused(games.ClaimSeat(claim))) == "auth/missing_api_key"
+        assert _reason(await refused(games.ClaimSeat(claim))) == "auth/missing_api_key"
         await games.ClaimSeat(claim, metadata=alice)
         assert len((await games.ListGames(pb.ListGamesRequest())).games) == 1
         listed = await admin_grpc.AdminServiceStub(channel).ListApiKeys(admin_pb.ListApiKeysRequest(), metadata=ADMIN)
@@ -84,7 +78,7 @@ async def test_a_private_server_creates_games_and_seats_only_for_keys_it_issued(
         await admin_grpc.AdminServiceStub(channel).RevokeApiKey(
             admin_pb.RevokeApiKeyRequest(name="alice"), metadata=ADMIN
         )
-        assert _reason(await _refused(games.CreateGame(create, metadata=alice))) == "auth/bad_api_key"
+        assert _reason(await refused(games.CreateGame(create, metadata=alice))) == "auth/bad_api_key"
 
 
 async def test_a_key_an_earlier_version_stored_still_authenticates(
@@ -104,7 +98,7 @@ async def test_a_key_an_earlier_version_stored_still_authenticates(
         admin = admin_grpc.AdminServiceStub(channel)
         assert list((await admin.ListApiKeys(admin_pb.ListApiKeysRequest(), metadata=ADMIN)).names) == ["veteran"]
         await admin.RevokeApiKey(admin_pb.RevokeApiKeyRequest(name="veteran"), metadata=ADMIN)
-        assert _reason(await _refused(games.CreateGame(create, metadata=veteran))) == "auth/bad_api_key"
+        assert _reason(await refused(games.CreateGame(create, metadata=veteran))) == "auth/bad_api_key"
 
 
 async def _hello(channel: grpc.aio.Channel, name: str, bot_key: str, metadata: Any = None) -> bot_pb.ConnectResponse:
@@ -122,17 +116,17 @@ async def test_a_bot_name_is_registered_only_with_a_key_and_released_only_by_the
     takes it; after the admin releases it, another bot key registers it."""
     channel, _ = stub(f"127.0.0.1:{keyed_app.grpc_port}")
     async with channel:
-        error = await _refused(_hello(channel, "famous", "first-bot-key-0123456789"))
+        error = await refused(_hello(channel, "famous", "first-bot-key-0123456789"))
         assert (error.code(), _reason(error)) == (Code.UNAUTHENTICATED, "auth/missing_api_key")
         key = await _new_key(channel, "owner")
         assert (await _hello(channel, "famous", "first-bot-key-0123456789", key)).HasField("welcome")
         assert (await _hello(channel, "famous", "first-bot-key-0123456789")).HasField("welcome")  # known name
-        error = await _refused(_hello(channel, "famous", "squatter-key-0123456789", key))
+        error = await refused(_hello(channel, "famous", "squatter-key-0123456789", key))
         assert (error.code(), _reason(error)) == (Code.PERMISSION_DENIED, "auth/bad_bot_key")
         admin = admin_grpc.AdminServiceStub(channel)
         await admin.ReleaseBotName(admin_pb.ReleaseBotNameRequest(bot_name="famous"), metadata=ADMIN)
         assert (await _hello(channel, "famous", "second-bot-key-0123456789", key)).HasField("welcome")
-        error = await _refused(_hello(channel, "famous", "first-bot-key-0123456789"))
+        error = await refused(_hello(channel, "famous", "first-bot-key-0123456789"))
         assert _reason(error) == "auth/bad_bot_key"
 
 
@@ -148,13 +142,11 @@ async def test_the_admin_revokes_a_seat_token(keyed_app: App) -> None:
         admin = admin_grpc.AdminServiceStub(channel)
         request = admin_pb.RevokeSeatTokenRequest(game_id=game_id, seat=claimed.seat)
         await admin.RevokeSeatToken(request, metadata=ADMIN)
-        error = await _refused(games.GetView(pb.GetViewRequest(game_id=game_id, seat=claimed.seat), metadata=token))
+        error = await refused(games.GetView(pb.GetViewRequest(game_id=game_id, seat=claimed.seat), metadata=token))
         assert (error.code(), _reason(error)) == (Code.UNAUTHENTICATED, "auth/bad_token")
         summary = (await games.GetGame(pb.GetGameRequest(game_id=game_id))).game
         assert summary.seats[claimed.seat].claimed and summary.seats[claimed.seat].player_name == "p0"
-        error = await _refused(
-            games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, seat=claimed.seat, player_name="x"))
-        )
+        error = await refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, seat=claimed.seat, player_name="x")))
         assert _reason(error) == "seat/taken"
 
 
@@ -170,12 +162,12 @@ async def test_quotas_follow_the_api_key_not_the_address(keyed_app: App) -> None
         for key in (first, second):
             for _ in range(2):
                 await games.CreateGame(create, metadata=key)
-            error = await _refused(games.CreateGame(create, metadata=key))
+            error = await refused(games.CreateGame(create, metadata=key))
             assert error.code() == Code.RESOURCE_EXHAUSTED and "your API key" in (error.details() or "")
         for _ in range(2):
             await games.CreateGame(create)
-        assert _reason(await _refused(games.CreateGame(create))) == "limit/rate"
+        assert _reason(await refused(games.CreateGame(create))) == "limit/rate"
         assert (
-            _reason(await _refused(games.CreateGame(create, metadata=[("x-parlour-api-key", "bogus")])))
+            _reason(await refused(games.CreateGame(create, metadata=[("x-parlour-api-key", "bogus")])))
             == "auth/bad_api_key"
         )

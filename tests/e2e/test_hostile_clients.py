@@ -16,7 +16,7 @@ from parlour.v1 import tournament_service_pb2 as tour_pb
 from parlour.v1 import tournament_service_pb2_grpc as tour_grpc
 from service.bootstrap import App, build_app
 from tests.conftest import RedisTarget, delete_prefix, server_settings
-from tests.e2e.helpers import stub
+from tests.e2e.helpers import refused, stub
 
 Code = grpc.StatusCode
 
@@ -63,12 +63,6 @@ async def test_undecodable_bytes_opening_a_stream_are_invalid_argument_with_a_se
     assert "send a serialized parlour.v1.WatchGameRequest" in (error.details() or "")
 
 
-async def _refused(call: Any) -> grpc.aio.AioRpcError:
-    with pytest.raises(grpc.aio.AioRpcError) as failure:
-        await call
-    return failure.value
-
-
 _ADMIN_KEY = "hostile-admin-key-0123456789"
 
 
@@ -80,22 +74,22 @@ async def test_a_ten_thousand_character_name_is_refused_with_a_short_sentence(st
     huge = "x" * 10_000
     channel, games = stub(f"127.0.0.1:{strict_app.grpc_port}")
     async with channel:
-        error = await _refused(games.CreateGame(pb.CreateGameRequest(game=huge, seats=3)))
+        error = await refused(games.CreateGame(pb.CreateGameRequest(game=huge, seats=3)))
         assert error.code() == Code.INVALID_ARGUMENT and "plays no game" in (error.details() or "")
         assert len(error.details() or "") < 1000
         made = await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))
-        error = await _refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=made.game.game_id, player_name=huge)))
+        error = await refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=made.game.game_id, player_name=huge)))
         assert error.code() == Code.INVALID_ARGUMENT and "player_name must be 1 to 64" in (error.details() or "")
-        error = await _refused(games.ListGames(pb.ListGamesRequest(game=huge)))
+        error = await refused(games.ListGames(pb.ListGamesRequest(game=huge)))
         assert error.code() == Code.INVALID_ARGUMENT and len(error.details() or "") < 1000
-        error = await _refused(games.ListGames(pb.ListGamesRequest(page_token="²")))
+        error = await refused(games.ListGames(pb.ListGamesRequest(page_token="²")))
         assert error.code() == Code.INVALID_ARGUMENT and "page_token" in (error.details() or "")
         admin = [("x-parlour-admin-key", _ADMIN_KEY)]
         tournaments = tour_grpc.TournamentServiceStub(channel)
         fine = {"name": "t", "game": "oldmen", "table_size": 3, "rounds": 1, "format": tour_pb.TOURNAMENT_FORMAT_SWISS}
         for changed, sentence in (({"game": huge}, "plays no game"), ({"name": huge}, "name must be 1 to 64")):
             settings = tour_pb.TournamentSettings(**{**fine, **changed})  # type: ignore[arg-type]
-            error = await _refused(
+            error = await refused(
                 tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
             )
             assert error.code() == Code.INVALID_ARGUMENT, error.details()
@@ -129,7 +123,7 @@ async def test_creating_games_beyond_the_rate_is_resource_exhausted_naming_the_l
     async with channel:
         for _ in range(3):
             await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))
-        error = await _refused(games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3)))
+        error = await refused(games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3)))
         _exhausted(error, "--rate-create-games")
         assert "3 per minute" in (error.details() or "") and "retry in" in (error.details() or "")
         reason = dict(error.trailing_metadata() or ()).get("parlour-error-reason")
@@ -147,7 +141,7 @@ async def test_claiming_seats_beyond_the_rate_is_resource_exhausted(strict_app: 
         game_id = made.game.game_id
         for n in range(2):
             await games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name=f"p{n}"))
-        error = await _refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p2")))
+        error = await refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p2")))
         _exhausted(error, "--rate-claim-seats")
         summary = (await games.GetGame(pb.GetGameRequest(game_id=game_id))).game
         assert [s.claimed for s in summary.seats] == [True, True, False]
@@ -160,7 +154,7 @@ async def test_calls_of_any_kind_beyond_the_rate_are_resource_exhausted(strict_a
     async with channel:
         for _ in range(5):
             await games.ListGames(pb.ListGamesRequest())
-        _exhausted(await _refused(games.ListGameTypes(pb.ListGameTypesRequest())), "--rate-calls")
+        _exhausted(await refused(games.ListGameTypes(pb.ListGameTypesRequest())), "--rate-calls")
 
 
 async def _open_watch(games: Any, game_id: str) -> Any:
@@ -186,7 +180,7 @@ async def test_streams_beyond_the_maximum_are_resource_exhausted(strict_app: App
         game_id = made.game.game_id
         held = [await _open_watch(games, game_id) for _ in range(2)]
         third = games.WatchGame(pb.WatchGameRequest(game_id=game_id))
-        error = await _refused(third.read())
+        error = await refused(third.read())
         _exhausted(error, flag)
         await games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="p"))
         assert [(await call.read()).event.version for call in held] == [2, 2]  # the two go on
@@ -202,7 +196,7 @@ async def test_clocks_outside_the_servers_range_are_refused(strict_app: App) -> 
     async with channel:
         for move_ms in (1, 999, 600_001):
             request = pb.CreateGameRequest(game="oldmen", seats=3, time_control=clock_pb2.TimeControl(move_ms=move_ms))
-            error = await _refused(games.CreateGame(request))
+            error = await refused(games.CreateGame(request))
             assert error.code() == Code.INVALID_ARGUMENT
             assert "move_ms must be 1000 to 600000 on this server (--min-move-ms" in (error.details() or "")
         request = pb.CreateGameRequest(game="oldmen", seats=3, time_control=clock_pb2.TimeControl(move_ms=1000))

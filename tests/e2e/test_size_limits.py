@@ -22,7 +22,7 @@ from parlour.v1 import game_service_pb2 as pb
 from service.app.sizes import SizeLimits
 from service.bootstrap import App, build_app
 from tests.conftest import RedisTarget, delete_prefix, server_settings
-from tests.e2e.helpers import stub
+from tests.e2e.helpers import refused, stub
 
 Code = grpc.StatusCode
 ADMIN_KEY = "sizes-admin-key-0123456789"
@@ -47,12 +47,6 @@ async def small_app(redis_target: RedisTarget, key_prefix: str, tmp_path: Path) 
     await delete_prefix(redis_target.url, key_prefix)
 
 
-async def _refused(call: Any) -> grpc.aio.AioRpcError:
-    with pytest.raises(grpc.aio.AioRpcError) as failure:
-        await call
-    return failure.value
-
-
 def test_the_default_pages_are_capped_at_500_games_and_1000_events() -> None:
     sizes = SizeLimits()
     assert (sizes.games_page(100_000), sizes.games_page(0), sizes.games_page(7)) == (500, 50, 7)
@@ -73,7 +67,7 @@ async def test_a_page_size_above_the_maximum_gets_the_maximum(small_app: App) ->
         rest = await games.ListGames(pb.ListGamesRequest(page_size=100_000, page_token=first.next_page_token))
         assert len(rest.games) == 1 and not rest.next_page_token
         assert len((await games.ListGames(pb.ListGamesRequest())).games) == 3  # the default page too
-        error = await _refused(games.ListGames(pb.ListGamesRequest(page_size=-1)))
+        error = await refused(games.ListGames(pb.ListGamesRequest(page_size=-1)))
         assert error.code() == Code.INVALID_ARGUMENT and "--max-games-page" in (error.details() or "")
 
         game_id = made[0].game.game_id
@@ -96,7 +90,7 @@ async def test_names_longer_than_the_configured_limits_are_refused_naming_the_fl
     channel, games = stub(f"127.0.0.1:{small_app.grpc_port}")
     async with channel:
         game_id = (await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=3))).game.game_id
-        error = await _refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="sixsix")))
+        error = await refused(games.ClaimSeat(pb.ClaimSeatRequest(game_id=game_id, player_name="sixsix")))
         assert error.code() == Code.INVALID_ARGUMENT
         assert "player_name must be 1 to 5" in (error.details() or "")
         assert "--max-player-name-length" in (error.details() or "")
@@ -104,16 +98,16 @@ async def test_names_longer_than_the_configured_limits_are_refused_naming_the_fl
 
         bots = bot_grpc.BotServiceStub(channel)
         key = [("x-parlour-bot-key", BOT_KEY)]
-        error = await _refused(bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="seven77"), metadata=key))
+        error = await refused(bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="seven77"), metadata=key))
         assert error.code() == Code.INVALID_ARGUMENT and "--max-bot-name-length" in (error.details() or "")
         assert "1 to 6" in (error.details() or "")
         # A name within the limit passes the length check; a read call registers no name, so it is unknown.
-        error = await _refused(bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="six666"), metadata=key))
+        error = await refused(bots.ListAssignments(bot_pb.ListAssignmentsRequest(bot_name="six666"), metadata=key))
         assert error.code() == Code.NOT_FOUND and "there is no bot named 'six666'" in (error.details() or "")
 
         admin = admin_grpc.AdminServiceStub(channel)
         admin_key = [("x-parlour-admin-key", ADMIN_KEY)]
-        error = await _refused(admin.CreateApiKey(admin_pb.CreateApiKeyRequest(name="fives"), metadata=admin_key))
+        error = await refused(admin.CreateApiKey(admin_pb.CreateApiKeyRequest(name="fives"), metadata=admin_key))
         assert error.code() == Code.INVALID_ARGUMENT and "--max-api-key-name-length" in (error.details() or "")
         assert (await admin.CreateApiKey(admin_pb.CreateApiKeyRequest(name="four"), metadata=admin_key)).api_key
 
