@@ -30,7 +30,7 @@ from service.store.embedded import RedisProcess
 from service.store.keys import Keys
 from tests.clocks.test_timeouts import finished_view
 from tests.conftest import RedisTarget, delete_prefix, server_settings
-from tests.e2e.helpers import seated_game, stub
+from tests.e2e.helpers import finish, seated_game, stub
 from tests.failures.replicas import free_port
 from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, create_and_register, start, tournament_events
 
@@ -242,6 +242,22 @@ async def test_every_grpc_call_returns_its_request_id_and_logs_it(
     assert trailing["parlour-error-reason"] == "game/not_found"
     rejected = [line for line in lines if line.get("event") == "request rejected"]
     assert [line["request_id"] for line in rejected] == ["client-chosen-7"]
+
+
+async def test_a_server_stream_returns_its_request_id(target: str) -> None:
+    """A WatchGame stream (here of a finished game, so it ends by itself) carries the call's request id in
+    its trailing metadata, as unary calls do."""
+    async with GameClient(target) as client:
+        game = await seated_game(client, seed=b"stream-request-id")
+        await finish(client, game)
+    channel, games = stub(target)
+    async with channel:
+        call = games.WatchGame(
+            game_service_pb2.WatchGameRequest(game_id=game.game_id), metadata=[("x-request-id", "watch-chosen-3")]
+        )
+        events = [reply async for reply in call]
+        trailing = dict(await call.trailing_metadata())
+    assert events and trailing["parlour-request-id"] == "watch-chosen-3"
 
 
 async def test_every_http_response_carries_its_request_id(app: App) -> None:
