@@ -260,15 +260,25 @@ async def test_a_server_stream_returns_its_request_id(target: str) -> None:
     assert events and trailing["parlour-request-id"] == "watch-chosen-3"
 
 
-async def test_every_http_response_carries_its_request_id(app: App) -> None:
+async def test_every_http_response_carries_its_request_id_and_logs_it(
+    app: App, capsys: pytest.CaptureFixture[str]
+) -> None:
     base = f"http://127.0.0.1:{app.http_port}"
-    async with aiohttp.ClientSession() as session:
-        async with session.get(base + "/v1/gameTypes") as reply:
-            assert reply.status == 200 and len(reply.headers["X-Request-Id"]) == 16
-        async with session.get(base + "/v1/games/nosuchgame", headers={"X-Request-Id": "mine.1"}) as reply:
-            assert reply.status == 404 and reply.headers["X-Request-Id"] == "mine.1"
-        async with session.get(base + "/v1/gameTypes", headers={"X-Request-Id": "not valid!"}) as reply:
-            assert reply.headers["X-Request-Id"] != "not valid!"
+    configure_logging("info", json=True)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(base + "/v1/gameTypes") as reply:
+                assert reply.status == 200 and len(reply.headers["X-Request-Id"]) == 16
+            async with session.get(base + "/v1/games/nosuchgame", headers={"X-Request-Id": "mine.1"}) as reply:
+                assert reply.status == 404 and reply.headers["X-Request-Id"] == "mine.1"
+            async with session.get(base + "/v1/gameTypes", headers={"X-Request-Id": "not valid!"}) as reply:
+                assert reply.headers["X-Request-Id"] != "not valid!"
+        lines = [json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")]
+    finally:
+        with capsys.disabled():  # log to the real stderr again, not to this test's capture (closed after it)
+            configure_logging("warning", json=True)
+    rejected = [line for line in lines if line.get("event") == "request rejected"]
+    assert [(line["request_id"], line["reason"]) for line in rejected] == [("mine.1", "game/not_found")]
 
 
 async def test_a_token_never_appears_in_the_metrics(app: App, target: str) -> None:
