@@ -16,6 +16,7 @@ bare status.
 from __future__ import annotations
 
 import inspect
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,12 +34,12 @@ __all__ = ["GateInterceptor", "peer_address"]
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
-class _Refused:
+class _Refused(ABC):
     """A request refused before it was decoded (its marker stands in for the message)."""
 
+    @abstractmethod
     def refusal(self) -> ServiceError:
         """The error to answer with."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)
