@@ -21,7 +21,7 @@ from service import metrics
 from service.api.forwarded import TrustedProxies
 from service.api.grpc_admin import AdminServicer
 from service.api.grpc_bots import BotServicer, TournamentServicer
-from service.api.grpc_gate import GateInterceptor
+from service.api.grpc_gate import GateWrapper
 from service.api.grpc_replay import ReplayServicer
 from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grpc_server
 from service.api.ports import PortUnavailableError
@@ -241,7 +241,7 @@ def build_app(settings: Settings) -> App:
             host=settings.grpc_host,
             port=settings.grpc_port,
             max_message_bytes=settings.max_message_bytes,
-            interceptors=[GateInterceptor(gate, max_request_bytes=settings.max_message_bytes, proxies=proxies)],
+            wrappers=[GateWrapper(gate, max_request_bytes=settings.max_message_bytes, proxies=proxies)],
             tls=tls.grpc_credentials() if tls else None,
         )
     except PortUnavailableError:

@@ -3,21 +3,21 @@ limit (else RESOURCE_EXHAUSTED ``request/too_large`` naming the limit) and must 
 INVALID_ARGUMENT with a sentence, not UNKNOWN), and the client must pass the gate
 (:class:`service.app.gate.Gate`: its API key, its quotas).
 
-A server interceptor wraps each method's handler: the request deserializer no longer raises (it returns
-a :class:`_Refused` marker, too large or undecodable, that the wrapped behaviour refuses with the error
-table's reason, the request id and a sentence), and the behaviour is run inside the quotas of the client
-(its API key from ``x-parlour-api-key``, else its address: the peer's, or the one the ``x-forwarded-for``
-metadata gives when the peer is a trusted proxy, see ``service.api.forwarded``). gRPC's own receive
-limit is set somewhat above the request limit (see :func:`service.api.grpc_server.build_grpc_server`),
-so that a request a little too large reaches this check rather than being cut off by gRPC core with a
-bare status.
+:class:`GateWrapper` wraps each method's handler when the server registers it: the request deserializer no
+longer raises (it returns a :class:`_Refused` marker, too large or undecodable, that the wrapped behaviour
+refuses with the error table's reason, the request id and a sentence), and the behaviour is run inside the
+quotas of the client (its API key from ``x-parlour-api-key``, else its address: the peer's, or the one the
+``x-forwarded-for`` metadata gives when the peer is a trusted proxy, see ``service.api.forwarded``).
+gRPC's own receive limit is set somewhat above the request limit (see
+:func:`service.api.grpc_server.build_grpc_server`), so that a request a little too large reaches this
+check rather than being cut off by gRPC core with a bare status.
 """
 
 from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ from service.app.errors import ServiceError
 from service.app.gate import Gate
 from service.app.limits import Client
 
-__all__ = ["GateInterceptor", "peer_address"]
+__all__ = ["GateWrapper", "peer_address"]
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -118,9 +118,9 @@ async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
         yield request
 
 
-class GateInterceptor(grpc.aio.ServerInterceptor):
-    """Wraps every method: requests over ``max_request_bytes`` and undecodable ones refused, quotas applied
-    (see the module docstring)."""
+class GateWrapper:
+    """Wraps every method's handler: requests over ``max_request_bytes`` and undecodable ones refused,
+    quotas applied (see the module docstring). A :data:`~service.api.grpc_wrapping.HandlerWrapper`."""
 
     def __init__(self, gate: Gate, max_request_bytes: int, proxies: TrustedProxies | None = None) -> None:
         """Requests over ``max_request_bytes`` are refused; a client is counted by its peer's address, or by
@@ -129,28 +129,11 @@ class GateInterceptor(grpc.aio.ServerInterceptor):
         self._max_request_bytes = max_request_bytes
         trusted = proxies or TrustedProxies()
         self._client_of: _ClientOf = lambda context: _client(context, trusted)
-        #: Each method's handler and its wrapping, made once (not on every call).
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        """The method's handler, wrapped."""
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        method: str = handler_call_details.method
-        known = self._wrapped.get(method)
-        if known is None or known[0] is not handler:
-            call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
-            known = self._wrapped[method] = (
-                handler,
-                _wrap(handler, call, self._limits, self._client_of, self._max_request_bytes),
-            )
-        wrapped: grpc.RpcMethodHandler[Any, Any] = known[1]
-        return wrapped
+    def __call__(self, method: str, handler: Any) -> Any:
+        """``handler`` of ``method`` (its full name, ``/package.Service/Method``), wrapped."""
+        call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
+        return _wrap(handler, call, self._limits, self._client_of, self._max_request_bytes)
 
 
 def _wrap(handler: Any, call: str, limits: Gate, client: _ClientOf, max_request_bytes: int) -> Any:

@@ -1,6 +1,8 @@
-"""A gRPC server interceptor that gives each call a request id (bound into its logs, sent back in the
-trailing metadata) and counts open server streams in the metrics. It wraps every handler the server
-has, generated servicers, health and reflection alike, without changing what they do."""
+"""Request ids and open-stream counts for every gRPC call: :func:`observed` wraps a method's handler so that
+each call gets a request id (bound into its logs, sent back in the trailing metadata) and each server
+stream is counted as open in the metrics. The server wraps every handler it has with it, generated
+servicers, health and reflection alike (see :mod:`service.api.grpc_wrapping`), without changing what they
+do."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import grpc
 from service import metrics
 from service.api import request_ids
 
-__all__ = ["CallObserver"]
+__all__ = ["observed"]
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -60,7 +62,9 @@ def _stream_reply(inner: Callable[..., Any], rpc: str) -> Callable[..., Any]:
 Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"  # generic only in the type stubs
 
 
-def _wrapped(handler: Handler, rpc: str) -> Handler:
+def observed(method: str, handler: Handler) -> Handler:
+    """``handler`` of ``method`` (its full name), each call of it observed (see the module docstring)."""
+    rpc = method.rsplit("/", 1)[-1]
     codec = {"request_deserializer": handler.request_deserializer, "response_serializer": handler.response_serializer}
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(_unary_reply(handler.unary_unary, rpc), **codec)
@@ -70,26 +74,3 @@ def _wrapped(handler: Handler, rpc: str) -> Handler:
         return grpc.unary_stream_rpc_method_handler(_stream_reply(handler.unary_stream, rpc), **codec)
     assert handler.stream_stream is not None, "a method handler has one of the four behaviours"
     return grpc.stream_stream_rpc_method_handler(_stream_reply(handler.stream_stream, rpc), **codec)
-
-
-class CallObserver(grpc.aio.ServerInterceptor):
-    """Request ids and open-stream counts for every call of the server it is installed on."""
-
-    def __init__(self) -> None:
-        #: Each method's handler and its wrapping, made once (not on every call).
-        self._wrapped: dict[str, tuple[Handler, Handler]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        """The handler for the call, wrapped (calls with no handler are left to gRPC)."""
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        method = handler_call_details.method
-        known = self._wrapped.get(method)
-        if known is None or known[0] is not handler:
-            known = self._wrapped[method] = (handler, _wrapped(handler, method.rsplit("/", 1)[-1]))
-        return known[1]

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from grpc_reflection.v1alpha import reflection_pb2 as v1alpha
 
 from service.api.descriptors import documented_files
+from service.api.grpc_wrapping import HandlerRegistry
 
 __all__ = ["REFLECTION_SERVICES", "add_reflection"]
 
@@ -157,7 +158,7 @@ def _handler(reflection: _Reflection, protocol: _Protocol) -> grpc.GenericRpcHan
     return grpc.method_handlers_generic_handler(protocol.service, {"ServerReflectionInfo": method})
 
 
-def add_reflection(server: grpc.aio.Server, services: Sequence[str], files: Iterable[FileDescriptor]) -> None:
+def add_reflection(server: HandlerRegistry, services: Sequence[str], files: Iterable[FileDescriptor]) -> None:
     """Serve reflection v1 and v1alpha on ``server``, listing ``services`` and the two reflection services,
     describing ``files`` (the files defining the services) and everything they import."""
     known = _Files(files)

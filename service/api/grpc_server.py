@@ -13,9 +13,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_writer_errors
-from service.api.grpc_observe import CallObserver
+from service.api.grpc_observe import observed
 from service.api.grpc_reflect import add_reflection
 from service.api.grpc_wire import SharedReplies
+from service.api.grpc_wrapping import HandlerWrapper, WrappingRegistry
 from service.api.ports import unavailable
 from service.api.stalls import Stalls
 from service.app.games import Games
@@ -128,7 +129,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
         self, request: pb.WatchGameRequest, context: Context
     ) -> None:
         """Stream events, history then live. The replies are written here, each through the stall watchdog,
-        so the interceptors and the error mapping wrap the stream once instead of once per reply."""
+        so the handler wrappers and the error mapping wrap the stream once instead of once per reply."""
         seat = _optional(request, "seat")
         if request.stream_ticket:
             replies = self._tickets.watch(request.game_id, request.from_version, seat, request.stream_ticket)
@@ -191,7 +192,8 @@ class GrpcServer:
 @dataclass(frozen=True)
 class Service:
     """One gRPC service this server offers: its descriptor, its servicer, and the generated function that
-    adds the servicer to a server. The same list feeds the gRPC server and the REST gateway."""
+    adds the servicer to a server (given a :class:`~service.api.grpc_wrapping.HandlerRegistry`). The same
+    list feeds the gRPC server and the REST gateway."""
 
     descriptor: ServiceDescriptor
     servicer: Any
@@ -204,30 +206,31 @@ def build_grpc_server(
     host: str,
     port: int,
     max_message_bytes: int,
-    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    wrappers: Sequence[HandlerWrapper] = (),
     tls: grpc.ServerCredentials | None = None,
 ) -> GrpcServer:
     """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
-    any free port; a port that cannot be bound raises PortUnavailableError), every call passing
-    ``interceptors``; with ``tls`` the port takes TLS only. gRPC itself reads messages of up to
-    ``max_message_bytes`` and :data:`RECEIVE_SLACK_BYTES` more, so that the interceptors refuse a request
+    any free port; a port that cannot be bound raises PortUnavailableError), every method's handler
+    wrapped by ``wrappers`` when it is registered (inside the request ids, outside the shared replies; see
+    :mod:`service.api.grpc_wrapping`); with ``tls`` the port takes TLS only. gRPC itself reads messages of
+    up to ``max_message_bytes`` and :data:`RECEIVE_SLACK_BYTES` more, so that the wrappers refuse a request
     over the limit with the server's own error (``request/too_large``, the request id); one larger still
-    is refused by gRPC core before any interceptor sees it (RESOURCE_EXHAUSTED, no reason)."""
+    is refused by gRPC core before any handler sees it (RESOURCE_EXHAUSTED, no reason)."""
     server = grpc.aio.server(
-        interceptors=[CallObserver(), *interceptors, SharedReplies(SHARED_REPLIES)],
         options=[
             ("grpc.max_receive_message_length", max_message_bytes + RECEIVE_SLACK_BYTES),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.so_reuseport", 0),  # a taken port is refused, not shared with another process
         ],
     )
+    registry = WrappingRegistry(server, [observed, *wrappers, SharedReplies(SHARED_REPLIES)])
     for service in services:
-        service.register(service.servicer, server)
+        service.register(service.servicer, registry)  # type: ignore[arg-type]  # stands in for the server
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, registry)
     names = [service.descriptor.full_name for service in services]
     files = [service.descriptor.file for service in services]
-    add_reflection(server, (*names, health.SERVICE_NAME), (*files, health_pb2.DESCRIPTOR))
+    add_reflection(registry, (*names, health.SERVICE_NAME), (*files, health_pb2.DESCRIPTOR))
     try:
         address = f"{host}:{port}"
         bound = server.add_secure_port(address, tls) if tls else server.add_insecure_port(address)

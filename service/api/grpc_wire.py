@@ -1,7 +1,7 @@
 """Replies shared by many streams are serialized once.
 
-The application hands every watcher of one audience the very same reply object (service.app.fanout). A
-server interceptor gives the listed streaming methods a response serializer that remembers the bytes of
+The application hands every watcher of one audience the very same reply object (service.app.fanout). The
+server gives the listed streaming methods a response serializer that remembers the bytes of
 recent replies by the reply's identity, so a thousand spectators of a game cost one serialization per
 event, not a thousand.
 """
@@ -9,7 +9,7 @@ event, not a thousand.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Callable, Collection
 from typing import Any, TypeAlias
 
 import grpc
@@ -40,26 +40,16 @@ class WireCache:
         return data
 
 
-class SharedReplies(grpc.aio.ServerInterceptor):
+class SharedReplies:
     """Serializes the replies of ``methods`` (full names, ``/package.Service/Method``) through a
-    :class:`WireCache` per method."""
+    :class:`WireCache` per method. A :data:`~service.api.grpc_wrapping.HandlerWrapper`."""
 
     def __init__(self, methods: Collection[str]) -> None:
         self._methods = frozenset(methods)
-        self._caches: dict[str, WireCache] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        """The call's handler, with the cached serializer for the listed methods."""
-        handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method
-        if handler is None or method not in self._methods or handler.response_serializer is None:
+    def __call__(self, method: str, handler: Handler) -> Handler:
+        """``handler`` of ``method``, with a cached serializer if ``method`` is listed."""
+        if method not in self._methods or handler.response_serializer is None:
             return handler
-        cache = self._caches.get(method)
-        if cache is None:
-            cache = self._caches[method] = WireCache(handler.response_serializer)
-        shared: Handler = handler._replace(response_serializer=cache)  # type: ignore[attr-defined]
+        shared: Handler = handler._replace(response_serializer=WireCache(handler.response_serializer))  # type: ignore[attr-defined]
         return shared
