@@ -183,7 +183,7 @@ def result_meta(result: Result) -> dict[str, str]:
 
 
 def timestamp(ms: int) -> Timestamp:
-    """A protobuf Timestamp from milliseconds since the epoch."""
-    stamp = Timestamp()
-    stamp.FromMilliseconds(ms)
-    return stamp
+    """A protobuf Timestamp from milliseconds since the epoch (as ``Timestamp.FromMilliseconds`` sets it,
+    without its pure-Python range check: a time in ms since the epoch is always in range)."""
+    seconds, millis = divmod(ms, 1000)
+    return Timestamp(seconds=seconds, nanos=millis * 1_000_000)
