@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from engines.oldmen.data import Card, Orangutan
-from engines.oldmen.state import Phase, Saved, SeatState, State
+from engines.oldmen.state import Phase, Saved, SeatState, State, evolve_replace
 from parlour.v1 import oldmen_pb2 as pb
 
 __all__ = ["evolve"]
@@ -37,14 +36,14 @@ def _started(e: pb.OldmenGameStarted) -> State:
 
 def _with_player(state: State, seat: int, **changes: Any) -> tuple[SeatState, ...]:
     players = list(state.players)
-    players[seat] = replace(players[seat], **changes)
+    players[seat] = evolve_replace(players[seat], **changes)
     return tuple(players)
 
 
 def _start_player_drawn(state: State, e: pb.OldmenStartPlayerDrawn) -> State:
     """A new deal begins: everything but the match totals is reset."""
     players = tuple(SeatState(match_score=p.match_score, match_vps=p.match_vps) for p in state.players)
-    return replace(
+    return evolve_replace(
         state,
         players=players,
         deal=e.deal,
@@ -64,36 +63,36 @@ def _start_player_drawn(state: State, e: pb.OldmenStartPlayerDrawn) -> State:
 
 def _hand_dealt(state: State, e: pb.OldmenHandDealt) -> State:
     hand = tuple(Card.from_pb(c) for c in e.cards)
-    return replace(state, players=_with_player(state, e.seat, hand=hand))
+    return evolve_replace(state, players=_with_player(state, e.seat, hand=hand))
 
 
 def _deck_shuffled(state: State, e: pb.OldmenOrangutanDeckShuffled) -> State:
-    return replace(state, deck=tuple(e.order))
+    return evolve_replace(state, deck=tuple(e.order))
 
 
 def _revealed(state: State, e: pb.OldmenOrangutansRevealed) -> State:
     ids = tuple(e.orangutan_ids)
-    return replace(state, row=state.row + ids, deck=state.deck[len(ids) :])
+    return evolve_replace(state, row=state.row + ids, deck=state.deck[len(ids) :])
 
 
 def _card_played(state: State, e: pb.OldmenCardPlayed) -> State:
     card = Card.from_pb(e.card)
     hand = tuple(c for c in state.players[e.seat].hand if c != card)
-    return replace(state, players=_with_player(state, e.seat, hand=hand), trick=(*state.trick, (e.seat, card)))
+    return evolve_replace(state, players=_with_player(state, e.seat, hand=hand), trick=(*state.trick, (e.seat, card)))
 
 
 def _trick_ranked(state: State, e: pb.OldmenTrickRanked) -> State:
-    return replace(state, phase=Phase.TAKE, first=e.first_seat, second=e.second_seat, taken=())
+    return evolve_replace(state, phase=Phase.TAKE, first=e.first_seat, second=e.second_seat, taken=())
 
 
 def _card_taken(state: State, e: pb.OldmenCardTaken) -> State:
     pool = (*state.players[e.seat].pool, Card.from_pb(e.card))
-    return replace(state, players=_with_player(state, e.seat, pool=pool), taken=(*state.taken, e.from_seat))
+    return evolve_replace(state, players=_with_player(state, e.seat, pool=pool), taken=(*state.taken, e.from_seat))
 
 
 def _discarded(state: State, e: pb.OldmenCardsDiscarded) -> State:
     discard = state.discard + tuple(Card.from_pb(c) for c in e.cards)
-    return replace(state, discard=discard, phase=Phase.SAVE, saves_done=0)
+    return evolve_replace(state, discard=discard, phase=Phase.SAVE, saves_done=0)
 
 
 def _saved(state: State, e: pb.OldmenOrangutanSaved) -> State:
@@ -104,7 +103,7 @@ def _saved(state: State, e: pb.OldmenOrangutanSaved) -> State:
     players = _with_player(state, e.seat, pool=(), saved=saved)
     spent = tuple(Card.from_pb(c) for c in e.spent)
     row = tuple(o for o in state.row if o != e.orangutan_id)
-    return _save_decided(replace(state, players=players, row=row, discard=state.discard + spent))
+    return _save_decided(evolve_replace(state, players=players, row=row, discard=state.discard + spent))
 
 
 def _declined(state: State, e: pb.OldmenSaveDeclined) -> State:
@@ -114,9 +113,9 @@ def _declined(state: State, e: pb.OldmenSaveDeclined) -> State:
 def _save_decided(state: State) -> State:
     """After a winner's save or pass: the second winner is due, or the round is over."""
     if state.saves_done == 0:
-        return replace(state, saves_done=1)
+        return evolve_replace(state, saves_done=1)
     next_phase = Phase.SCORING if state.is_last_round else Phase.PLAY
-    return replace(
+    return evolve_replace(
         state,
         phase=next_phase,
         round=state.round + (0 if state.is_last_round else 1),
@@ -131,14 +130,16 @@ def _save_decided(state: State) -> State:
 
 def _deal_finished(state: State, e: pb.OldmenDealFinished) -> State:
     players = tuple(
-        replace(p, match_score=p.match_score + p.score, match_vps=p.match_vps + tuple(s.orangutan.vp for s in p.saved))
+        evolve_replace(
+            p, match_score=p.match_score + p.score, match_vps=p.match_vps + tuple(s.orangutan.vp for s in p.saved)
+        )
         for p in state.players
     )
-    return replace(state, players=players)
+    return evolve_replace(state, players=players)
 
 
 def _match_finished(state: State, e: pb.OldmenMatchFinished) -> State:
-    return replace(state, phase=Phase.OVER, winners=tuple(e.winners))
+    return evolve_replace(state, phase=Phase.OVER, winners=tuple(e.winners))
 
 
 _APPLY: dict[str, Callable[[State, Any], State]] = {

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, TypeVar
 
 from engines.oldmen.data import BROWN, DEAL_ROUNDS, Card, Orangutan
 
-__all__ = ["Phase", "Saved", "SeatState", "State"]
+__all__ = ["Phase", "Saved", "SeatState", "State", "evolve_replace"]
 
 
 class Phase(Enum):
@@ -110,3 +111,19 @@ class State:
     def card_of(self, seat: int) -> Card | None:
         """The card ``seat`` played to the current trick, if any."""
         return next((card for s, card in self.trick if s == seat), None)
+
+
+T = TypeVar("T", SeatState, State)
+
+
+def evolve_replace(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace(obj, **changes)`` for these frozen dataclasses, without re-running ``__init__``.
+
+    ``SeatState`` and ``State`` have no ``__post_init__``, no ``init=False`` field and no validation, so a
+    new instance whose dictionary is the old one's with ``changes`` applied is equal field for field to what
+    ``replace`` builds, about ten times faster (evolve runs it for every event). ``obj`` is left untouched,
+    and the copy, like every state, must never be changed after it is returned.
+    """
+    new = object.__new__(type(obj))
+    object.__setattr__(new, "__dict__", {**obj.__dict__, **changes})
+    return new
