@@ -29,6 +29,14 @@ SPEC = GameSpec(
     ),
 )
 
+_NOBODY: frozenset[int] = frozenset()
+_SEAT_SETS: tuple[frozenset[int], ...] = tuple(frozenset({seat}) for seat in range(SPEC.max_seats))
+
+
+def _just(seat: int) -> frozenset[int]:
+    """``frozenset({seat})``, the same immutable set each time for a seat of the table."""
+    return _SEAT_SETS[seat] if 0 <= seat < len(_SEAT_SETS) else frozenset({seat})
+
 
 class OldMen:
     """The engine of Old Men of the Forest (rules: shared/rules/old-men-of-the-forest.md)."""
@@ -61,10 +69,10 @@ class OldMen:
     def pending(self, state: State) -> frozenset[int]:
         """The one seat whose card, take or save decision is due; none once the match is over."""
         if state.phase is Phase.PLAY:
-            return frozenset({state.to_play})
-        if state.phase in (Phase.TAKE, Phase.SAVE):
-            return frozenset({state.acting_winner})
-        return frozenset()
+            return _just(state.to_play)
+        if state.phase is Phase.TAKE or state.phase is Phase.SAVE:
+            return _just(state.acting_winner)
+        return _NOBODY
 
     def legal_commands(self, state: State, seat: int) -> list[pb.OldmenCommand]:
         """Every command ``seat`` may submit now."""
