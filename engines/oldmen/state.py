@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
@@ -58,8 +57,9 @@ class SeatState:
 
     def can_fund(self, orangutan: Orangutan) -> bool:
         """Whether the pool holds the colours the orangutan needs (brown never pays)."""
-        have = Counter(c.colour for c in self.pool)
-        return all(have[colour] >= count for colour, count in Counter(orangutan.needs).items())
+        have = [c.colour for c in self.pool]
+        needs = orangutan.needs
+        return all(have.count(colour) >= needs.count(colour) for colour in set(needs))
 
 
 @dataclass(frozen=True)
@@ -106,11 +106,17 @@ class State:
 
     def orangutan(self, orangutan_id: str) -> Orangutan | None:
         """The orangutan card with that id, if the game has one."""
-        return next((o for o in self.orangutans if o.id == orangutan_id), None)
+        for orangutan in self.orangutans:
+            if orangutan.id == orangutan_id:
+                return orangutan
+        return None
 
     def card_of(self, seat: int) -> Card | None:
         """The card ``seat`` played to the current trick, if any."""
-        return next((card for s, card in self.trick if s == seat), None)
+        for s, card in self.trick:
+            if s == seat:
+                return card
+        return None
 
 
 T = TypeVar("T", SeatState, State)
