@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from engines.errors import IllegalCommandError, MalformedCommandError
-from engines.oldmen.data import COLOURS, Card
+from engines.oldmen.data import DECK, Card
 from engines.oldmen.evolve import evolve
 from engines.oldmen.scoring import deal_scores, match_result
 from engines.oldmen.setup import deal_events
@@ -31,13 +32,19 @@ _KIND_PHASE = {
     "save_orangutan": Phase.SAVE,
     "decline_save": Phase.SAVE,
 }
+#: Every card of the deck by (colour, value): what ``parse_card`` accepts.
+_CARDS: dict[tuple[int, int], Card] = {(card.colour, card.value): card for card in DECK}
+#: The serialized play_card command of every card (parsing it is several times faster than building it).
+_PLAY_COMMANDS: dict[Card, bytes] = {
+    card: pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=card.to_pb())).SerializeToString() for card in DECK
+}
+_BY_VALUE = itemgetter(1, 0)  # a Card's (value, colour)
 
 
 def legal_commands(state: State, seat: int) -> list[pb.OldmenCommand]:
     """Every command ``seat`` may submit now, the default move first (lowest card, first free card, pass)."""
     if state.phase is Phase.PLAY and seat == state.to_play:
-        hand = sorted(state.players[seat].hand, key=lambda c: (c.value, c.colour))
-        return [pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=c.to_pb())) for c in hand]
+        return [_play_command(c) for c in sorted(state.players[seat].hand, key=_BY_VALUE)]
     if state.phase is Phase.TAKE and seat == state.acting_winner:
         return [
             pb.OldmenCommand(take_card=pb.OldmenTakeCard(from_seat=s))
@@ -48,7 +55,7 @@ def legal_commands(state: State, seat: int) -> list[pb.OldmenCommand]:
         saves = [
             pb.OldmenCommand(save_orangutan=pb.OldmenSaveOrangutan(orangutan_id=o))
             for o in state.row
-            if _why_not_save(state, seat, o) is None
+            if _may_save(state, seat, o)
         ]
         return [pb.OldmenCommand(decline_save=pb.OldmenDeclineSave()), *saves]
     return []
@@ -81,9 +88,18 @@ def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.Oldmen
 
 def parse_card(card: pb.OldmenCard) -> Card:
     """The card a message names; raises MalformedCommandError if no such card exists."""
-    if card.colour not in COLOURS or not 1 <= card.value <= 10:
+    parsed = _CARDS.get((card.colour, card.value))
+    if parsed is None:
         raise MalformedCommandError("a card needs a colour (red, yellow, blue, green, brown) and a value from 1 to 10")
-    return Card.from_pb(card)
+    return parsed
+
+
+def _play_command(card: Card) -> pb.OldmenCommand:
+    """A new play_card command for ``card``."""
+    encoded = _PLAY_COMMANDS.get(card)
+    if encoded is None:
+        return pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=card.to_pb()))
+    return pb.OldmenCommand.FromString(encoded)
 
 
 # --- play -------------------------------------------------------------------------------------------
@@ -138,15 +154,22 @@ def _take(state: State, seat: int, command: pb.OldmenTakeCard) -> list[pb.Oldmen
 # --- save or pass -----------------------------------------------------------------------------------
 
 
+def _may_save(state: State, seat: int, orangutan_id: str) -> bool:
+    """Whether ``seat`` may save that orangutan: the game has it, it is in the row and the pool pays for it."""
+    orangutan = state.orangutan(orangutan_id)
+    return orangutan is not None and orangutan_id in state.row and state.players[seat].can_fund(orangutan)
+
+
 def _why_not_save(state: State, seat: int, orangutan_id: str) -> str | None:
+    """Why ``seat`` may not save that orangutan (``None`` exactly when :func:`_may_save`)."""
+    if _may_save(state, seat, orangutan_id):
+        return None
     orangutan = state.orangutan(orangutan_id)
     if orangutan is None:
         return f"there is no orangutan {orangutan_id!r} in this game"
     if orangutan_id not in state.row:
         return f"orangutan {orangutan_id} is not in the row"
-    if not state.players[seat].can_fund(orangutan):
-        return f"your won cards cannot pay for orangutan {orangutan_id}: it needs {orangutan.describe_needs()}"
-    return None
+    return f"your won cards cannot pay for orangutan {orangutan_id}: it needs {orangutan.describe_needs()}"
 
 
 def _save(state: State, seat: int, command: pb.OldmenSaveOrangutan) -> list[pb.OldmenEvent]:
