@@ -1,15 +1,20 @@
-"""Applying events to the state of Old Men of the Forest. Never validates: every event was decided."""
+"""Applying events to the state of Old Men of the Forest. Never validates: every event was decided.
+
+Each event of a round has its transition here as a function of plain values (``played``, ``ranked``, ...):
+``evolve`` reads an event's values and calls it, and ``rules`` calls it with the values it puts in the
+event it decides, so deciding a command yields the state its events lead to without folding them again.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engines.oldmen.data import Card, Orangutan
 from engines.oldmen.state import Phase, Saved, SeatState, State, evolve_replace
 from parlour.v1 import oldmen_pb2 as pb
 
-__all__ = ["evolve"]
+__all__ = ["declined", "discarded", "evolve", "played", "ranked", "revealed", "saved", "took"]
 
 
 def evolve(state: State | None, event: pb.OldmenEvent) -> State:
@@ -70,44 +75,79 @@ def _deck_shuffled(state: State, e: pb.OldmenOrangutanDeckShuffled) -> State:
     return evolve_replace(state, deck=tuple(e.order))
 
 
-def _revealed(state: State, e: pb.OldmenOrangutansRevealed) -> State:
-    ids = tuple(e.orangutan_ids)
-    return evolve_replace(state, row=state.row + ids, deck=state.deck[len(ids) :])
+def revealed(state: State, orangutan_ids: tuple[str, ...]) -> State:
+    """OrangutansRevealed: those cards (the top of the deck) are added to the row."""
+    return evolve_replace(state, row=state.row + orangutan_ids, deck=state.deck[len(orangutan_ids) :])
 
 
-def _card_played(state: State, e: pb.OldmenCardPlayed) -> State:
-    card = Card.from_pb(e.card)
-    hand = tuple(c for c in state.players[e.seat].hand if c != card)
-    return evolve_replace(state, players=_with_player(state, e.seat, hand=hand), trick=(*state.trick, (e.seat, card)))
+def played(state: State, seat: int, card: Card) -> State:
+    """CardPlayed: ``card`` leaves ``seat``'s hand for the trick."""
+    hand = tuple([c for c in state.players[seat].hand if c != card])
+    return evolve_replace(state, players=_with_player(state, seat, hand=hand), trick=(*state.trick, (seat, card)))
 
 
-def _trick_ranked(state: State, e: pb.OldmenTrickRanked) -> State:
-    return evolve_replace(state, phase=Phase.TAKE, first=e.first_seat, second=e.second_seat, taken=())
+def ranked(state: State, first: int, second: int) -> State:
+    """TrickRanked: the two winners are known; they take cards."""
+    return evolve_replace(state, phase=Phase.TAKE, first=first, second=second, taken=())
 
 
-def _card_taken(state: State, e: pb.OldmenCardTaken) -> State:
-    pool = (*state.players[e.seat].pool, Card.from_pb(e.card))
-    return evolve_replace(state, players=_with_player(state, e.seat, pool=pool), taken=(*state.taken, e.from_seat))
+def took(state: State, seat: int, from_seat: int, card: Card) -> State:
+    """CardTaken: ``seat`` adds ``from_seat``'s ``card`` to its pool."""
+    pool = (*state.players[seat].pool, card)
+    return evolve_replace(state, players=_with_player(state, seat, pool=pool), taken=(*state.taken, from_seat))
 
 
-def _discarded(state: State, e: pb.OldmenCardsDiscarded) -> State:
-    discard = state.discard + tuple(Card.from_pb(c) for c in e.cards)
-    return evolve_replace(state, discard=discard, phase=Phase.SAVE, saves_done=0)
+def discarded(state: State, cards: tuple[Card, ...]) -> State:
+    """CardsDiscarded: the rest of the trick is discarded; the winners decide on saving."""
+    return evolve_replace(state, discard=state.discard + cards, phase=Phase.SAVE, saves_done=0)
 
 
-def _saved(state: State, e: pb.OldmenOrangutanSaved) -> State:
-    orangutan = state.orangutan(e.orangutan_id)
+def saved(state: State, seat: int, orangutan_id: str, spent: tuple[Card, ...], tucked: tuple[Card, ...]) -> State:
+    """OrangutanSaved: ``seat`` saves that orangutan, spending ``spent`` and tucking ``tucked`` (its pool)."""
+    orangutan = state.orangutan(orangutan_id)
     assert orangutan is not None
-    player = state.players[e.seat]
-    saved = (*player.saved, Saved(orangutan, tuple(Card.from_pb(c) for c in e.tucked)))
-    players = _with_player(state, e.seat, pool=(), saved=saved)
-    spent = tuple(Card.from_pb(c) for c in e.spent)
-    row = tuple(o for o in state.row if o != e.orangutan_id)
+    player = state.players[seat]
+    rescued = (*player.saved, Saved(orangutan, tucked))
+    players = _with_player(state, seat, pool=(), saved=rescued)
+    row = tuple([o for o in state.row if o != orangutan_id])
     return _save_decided(evolve_replace(state, players=players, row=row, discard=state.discard + spent))
 
 
-def _declined(state: State, e: pb.OldmenSaveDeclined) -> State:
+def declined(state: State) -> State:
+    """SaveDeclined: the acting winner passes."""
     return _save_decided(state)
+
+
+def _cards(cards: Iterable[pb.OldmenCard]) -> tuple[Card, ...]:
+    return tuple([Card.from_pb(c) for c in cards])
+
+
+def _revealed(state: State, e: pb.OldmenOrangutansRevealed) -> State:
+    return revealed(state, tuple(e.orangutan_ids))
+
+
+def _card_played(state: State, e: pb.OldmenCardPlayed) -> State:
+    return played(state, e.seat, Card.from_pb(e.card))
+
+
+def _trick_ranked(state: State, e: pb.OldmenTrickRanked) -> State:
+    return ranked(state, e.first_seat, e.second_seat)
+
+
+def _card_taken(state: State, e: pb.OldmenCardTaken) -> State:
+    return took(state, e.seat, e.from_seat, Card.from_pb(e.card))
+
+
+def _discarded(state: State, e: pb.OldmenCardsDiscarded) -> State:
+    return discarded(state, _cards(e.cards))
+
+
+def _saved(state: State, e: pb.OldmenOrangutanSaved) -> State:
+    return saved(state, e.seat, e.orangutan_id, _cards(e.spent), _cards(e.tucked))
+
+
+def _declined(state: State, e: pb.OldmenSaveDeclined) -> State:
+    return declined(state)
 
 
 def _save_decided(state: State) -> State:
