@@ -66,6 +66,13 @@ class OldMen:
         """The events of a pending seat's command (see ``rules.decide``)."""
         return rules.decide(state, seat, command)
 
+    def decide_and_evolve(
+        self, state: State, seat: int, command: pb.OldmenCommand
+    ) -> tuple[list[pb.OldmenEvent], State]:
+        """:meth:`decide` and the state its events lead to (what folding them gives), computed while
+        deciding, so :func:`engines.contract.advance` need not fold the events a second time."""
+        return rules.decide_and_evolve(state, seat, command)
+
     def pending(self, state: State) -> frozenset[int]:
         """The one seat whose card, take or save decision is due; none once the match is over."""
         if state.phase is Phase.PLAY:

@@ -1,7 +1,9 @@
 """Deciding commands of Old Men of the Forest: what each command causes, and which commands are legal.
 
 ``legal_commands`` and ``decide`` share one check per command kind (``_why_not_*``), so the legal list a
-bot sees is the set the engine accepts.
+bot sees is the set the engine accepts. Deciding also computes the state the events lead to, with the
+transitions of :mod:`engines.oldmen.evolve` that folding the events would call
+(:func:`decide_and_evolve`).
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ from typing import Any
 
 from engines.errors import IllegalCommandError, MalformedCommandError
 from engines.oldmen.data import DECK, Card
-from engines.oldmen.evolve import evolve
+from engines.oldmen.evolve import declined, discarded, evolve, played, ranked, revealed, saved, took
 from engines.oldmen.scoring import deal_scores, match_result
 from engines.oldmen.setup import deal_events
 from engines.oldmen.state import Phase, SeatState, State
 from parlour.v1 import oldmen_pb2 as pb
 
-__all__ = ["check_command", "decide", "legal_commands"]
+__all__ = ["check_command", "decide", "decide_and_evolve", "legal_commands"]
 
 _PHASE_VERB = {
     Phase.PLAY: "play a card from your hand",
@@ -39,6 +41,9 @@ _PLAY_COMMANDS: dict[Card, bytes] = {
     card: pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=card.to_pb())).SerializeToString() for card in DECK
 }
 _BY_VALUE = itemgetter(1, 0)  # a Card's (value, colour)
+
+#: A decided command's events and the state they lead to.
+Decided = tuple[list[pb.OldmenEvent], State]
 
 
 def legal_commands(state: State, seat: int) -> list[pb.OldmenCommand]:
@@ -77,12 +82,17 @@ def check_command(state: State, command: pb.OldmenCommand) -> None:
 def decide(state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:
     """The events of ``command`` by a pending ``seat``; raises Malformed/IllegalCommandError otherwise
     (malformed first: :func:`check_command`)."""
+    return decide_and_evolve(state, seat, command)[0]
+
+
+def decide_and_evolve(state: State, seat: int, command: pb.OldmenCommand) -> Decided:
+    """:func:`decide`, and the state its events lead to (equal to folding them onto ``state``)."""
     check_command(state, command)
     kind = command.WhichOneof("kind")
     assert kind is not None
     if _KIND_PHASE[kind] is not state.phase:
         raise IllegalCommandError(f"you cannot {kind.replace('_', ' ')} now: {_PHASE_VERB[state.phase]}")
-    decider: Callable[[State, int, Any], list[pb.OldmenEvent]] = _DECIDE[kind]
+    decider: Callable[[State, int, Any], Decided] = _DECIDE[kind]
     return decider(state, seat, getattr(command, kind))
 
 
@@ -105,16 +115,17 @@ def _play_command(card: Card) -> pb.OldmenCommand:
 # --- play -------------------------------------------------------------------------------------------
 
 
-def _play(state: State, seat: int, command: pb.OldmenPlayCard) -> list[pb.OldmenEvent]:
+def _play(state: State, seat: int, command: pb.OldmenPlayCard) -> Decided:
     card = parse_card(command.card)
     if card not in state.players[seat].hand:
         raise IllegalCommandError(f"the {card} is not in your hand")
     events = [pb.OldmenEvent(card_played=pb.OldmenCardPlayed(seat=seat, card=card.to_pb()))]
-    trick = (*state.trick, (seat, card))
-    if len(trick) == state.seats:
-        first, second = _rank(trick)
+    after = played(state, seat, card)
+    if len(after.trick) == state.seats:
+        first, second = _rank(after.trick)
         events.append(pb.OldmenEvent(trick_ranked=pb.OldmenTrickRanked(first_seat=first, second_seat=second)))
-    return events
+        after = ranked(after, first, second)
+    return events, after
 
 
 def _rank(trick: tuple[tuple[int, Card], ...]) -> tuple[int, int]:
@@ -136,19 +147,22 @@ def _why_not_take(state: State, seat: int, from_seat: int) -> str | None:
     return None
 
 
-def _take(state: State, seat: int, command: pb.OldmenTakeCard) -> list[pb.OldmenEvent]:
-    reason = _why_not_take(state, seat, command.from_seat)
+def _take(state: State, seat: int, command: pb.OldmenTakeCard) -> Decided:
+    from_seat = command.from_seat
+    reason = _why_not_take(state, seat, from_seat)
     if reason:
         raise IllegalCommandError(reason)
-    card = state.card_of(command.from_seat)
+    card = state.card_of(from_seat)
     assert card is not None
-    taken = pb.OldmenCardTaken(seat=seat, from_seat=command.from_seat, card=card.to_pb())
+    taken = pb.OldmenCardTaken(seat=seat, from_seat=from_seat, card=card.to_pb())
     events = [pb.OldmenEvent(card_taken=taken)]
+    after = took(state, seat, from_seat, card)
     if len(state.taken) == 1:  # the second winner took: the rest of the trick is discarded
-        gone = {*state.taken, command.from_seat}
-        rest = [c.to_pb() for s, c in state.trick if s not in gone]
-        events.append(pb.OldmenEvent(cards_discarded=pb.OldmenCardsDiscarded(cards=rest)))
-    return events
+        gone = {*state.taken, from_seat}
+        rest = tuple([c for s, c in state.trick if s not in gone])
+        events.append(pb.OldmenEvent(cards_discarded=pb.OldmenCardsDiscarded(cards=[c.to_pb() for c in rest])))
+        after = discarded(after, rest)
+    return events, after
 
 
 # --- save or pass -----------------------------------------------------------------------------------
@@ -172,20 +186,21 @@ def _why_not_save(state: State, seat: int, orangutan_id: str) -> str | None:
     return f"your won cards cannot pay for orangutan {orangutan_id}: it needs {orangutan.describe_needs()}"
 
 
-def _save(state: State, seat: int, command: pb.OldmenSaveOrangutan) -> list[pb.OldmenEvent]:
+def _save(state: State, seat: int, command: pb.OldmenSaveOrangutan) -> Decided:
     reason = _why_not_save(state, seat, command.orangutan_id)
     if reason:
         raise IllegalCommandError(reason)
     orangutan = state.orangutan(command.orangutan_id)
     assert orangutan is not None
     spent, tucked = _split_pool(state.players[seat], Counter(orangutan.needs))
-    saved = pb.OldmenOrangutanSaved(
+    rescued = pb.OldmenOrangutanSaved(
         seat=seat,
         orangutan_id=orangutan.id,
         spent=[c.to_pb() for c in spent],
         tucked=[c.to_pb() for c in tucked],
     )
-    return _after_save_decision(state, pb.OldmenEvent(orangutan_saved=saved))
+    after = saved(state, seat, orangutan.id, tuple(spent), tuple(tucked))
+    return _after_save_decision(state, pb.OldmenEvent(orangutan_saved=rescued), after)
 
 
 def _split_pool(player: SeatState, needs: Counter[int]) -> tuple[list[Card], list[Card]]:
@@ -201,37 +216,45 @@ def _split_pool(player: SeatState, needs: Counter[int]) -> tuple[list[Card], lis
     return spent, tucked
 
 
-def _decline(state: State, seat: int, command: pb.OldmenDeclineSave) -> list[pb.OldmenEvent]:
-    return _after_save_decision(state, pb.OldmenEvent(save_declined=pb.OldmenSaveDeclined(seat=seat)))
+def _decline(state: State, seat: int, command: pb.OldmenDeclineSave) -> Decided:
+    event = pb.OldmenEvent(save_declined=pb.OldmenSaveDeclined(seat=seat))
+    return _after_save_decision(state, event, declined(state))
 
 
-def _after_save_decision(state: State, event: pb.OldmenEvent) -> list[pb.OldmenEvent]:
-    """After the second winner's decision: refill the row, then end the deal or the match if it is over."""
+def _after_save_decision(state: State, event: pb.OldmenEvent, after: State) -> Decided:
+    """After the second winner's decision (``event``, which leads from ``state`` to ``after``): refill the
+    row, then end the deal or the match if it is over."""
     events = [event]
     if state.saves_done == 0:
-        return events
-    after = evolve(state, event)
+        return events, after
     missing = state.seats + 1 - len(after.row)
     if missing > 0 and after.deck:
-        drawn = list(after.deck[:missing])
+        drawn = after.deck[:missing]
         events.append(pb.OldmenEvent(orangutans_revealed=pb.OldmenOrangutansRevealed(orangutan_ids=drawn)))
+        after = revealed(after, drawn)
     if after.phase is Phase.SCORING:
-        events += _end_of_deal(evolve(after, events[-1]) if len(events) > 1 else after)
-    return events
+        ending, after = _end_of_deal(after)
+        events += ending
+    return events, after
 
 
-def _end_of_deal(state: State) -> list[pb.OldmenEvent]:
+def _end_of_deal(state: State) -> Decided:
     """Record the deal's scores, then deal again or finish the match (revealing the seed)."""
     finished = pb.OldmenEvent(deal_finished=pb.OldmenDealFinished(deal=state.deal, scores=deal_scores(state)))
+    scored = evolve(state, finished)
     if state.deal < state.match_deals:
-        return [finished, *deal_events(state.deal + 1, state.seats, state.seed, state.orangutans)]
-    result = match_result(evolve(state, finished))
+        dealt = deal_events(state.deal + 1, state.seats, state.seed, state.orangutans)
+        for event in dealt:
+            scored = evolve(scored, event)
+        return [finished, *dealt], scored
+    result = match_result(scored)
     totals = [pb.OldmenSeatScore(seat=s.seat, score=s.score) for s in sorted(result.standings, key=lambda s: s.seat)]
     match = pb.OldmenMatchFinished(totals=totals, winners=result.winners, seed=state.seed, seed_salt=state.seed_salt)
-    return [finished, pb.OldmenEvent(match_finished=match)]
+    ended = pb.OldmenEvent(match_finished=match)
+    return [finished, ended], evolve(scored, ended)
 
 
-_DECIDE: dict[str, Callable[[State, int, Any], list[pb.OldmenEvent]]] = {
+_DECIDE: dict[str, Callable[[State, int, Any], Decided]] = {
     "play_card": _play,
     "take_card": _take,
     "save_orangutan": _save,
