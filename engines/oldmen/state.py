@@ -57,8 +57,10 @@ class SeatState:
 
     def can_fund(self, orangutan: Orangutan) -> bool:
         """Whether the pool holds the colours the orangutan needs (brown never pays)."""
-        have = [c.colour for c in self.pool]
         needs = orangutan.needs
+        if len(self.pool) < len(needs):  # each needed colour takes a card of its own
+            return False
+        have = [c.colour for c in self.pool]
         return all(have.count(colour) >= needs.count(colour) for colour in set(needs))
 
 
@@ -130,6 +132,8 @@ def evolve_replace(obj: T, **changes: Any) -> T:
     ``replace`` builds, about ten times faster (evolve runs it for every event). ``obj`` is left untouched,
     and the copy, like every state, must never be changed after it is returned.
     """
+    fields = obj.__dict__.copy()
+    fields.update(changes)
     new = object.__new__(type(obj))
-    object.__setattr__(new, "__dict__", {**obj.__dict__, **changes})
+    object.__setattr__(new, "__dict__", fields)
     return new
