@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from engines.errors import IllegalCommandError, MalformedCommandError
 from engines.oldmen.data import DECK, Card
@@ -36,10 +36,6 @@ _KIND_PHASE = {
 }
 #: Every card of the deck by (colour, value): what ``parse_card`` accepts.
 _CARDS: dict[tuple[int, int], Card] = {(card.colour, card.value): card for card in DECK}
-#: The serialized play_card command of every card (parsing it is several times faster than building it).
-_PLAY_COMMANDS: dict[Card, bytes] = {
-    card: pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=card.to_pb())).SerializeToString() for card in DECK
-}
 _BY_VALUE = itemgetter(1, 0)  # a Card's (value, colour)
 
 #: A decided command's events and the state they lead to.
@@ -104,12 +100,24 @@ def parse_card(card: pb.OldmenCard) -> Card:
     return parsed
 
 
-def _play_command(card: Card) -> pb.OldmenCommand:
-    """A new play_card command for ``card``."""
-    encoded = _PLAY_COMMANDS.get(card)
-    if encoded is None:
-        return pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=card.to_pb()))
-    return pb.OldmenCommand.FromString(encoded)
+M = TypeVar("M", pb.OldmenCommand, pb.OldmenEvent)
+
+
+def _by_card(message_type: type[M], build: Callable[[Card], M]) -> Callable[[Card], M]:
+    """A maker of new ``build(card)`` messages that parses the message of each card of the deck from its
+    serialized form, made once here (several times faster than building the nested messages)."""
+    encoded = {card: build(card).SerializeToString() for card in DECK}
+
+    def make(card: Card) -> M:
+        known = encoded.get(card)
+        return build(card) if known is None else message_type.FromString(known)
+
+    return make
+
+
+_play_command = _by_card(pb.OldmenCommand, lambda c: pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=c.to_pb())))
+_card_played = _by_card(pb.OldmenEvent, lambda c: pb.OldmenEvent(card_played=pb.OldmenCardPlayed(card=c.to_pb())))
+_card_taken = _by_card(pb.OldmenEvent, lambda c: pb.OldmenEvent(card_taken=pb.OldmenCardTaken(card=c.to_pb())))
 
 
 # --- play -------------------------------------------------------------------------------------------
@@ -119,7 +127,9 @@ def _play(state: State, seat: int, command: pb.OldmenPlayCard) -> Decided:
     card = parse_card(command.card)
     if card not in state.players[seat].hand:
         raise IllegalCommandError(f"the {card} is not in your hand")
-    events = [pb.OldmenEvent(card_played=pb.OldmenCardPlayed(seat=seat, card=card.to_pb()))]
+    event = _card_played(card)
+    event.card_played.seat = seat
+    events = [event]
     after = played(state, seat, card)
     if len(after.trick) == state.seats:
         first, second = _rank(after.trick)
@@ -154,8 +164,10 @@ def _take(state: State, seat: int, command: pb.OldmenTakeCard) -> Decided:
         raise IllegalCommandError(reason)
     card = state.card_of(from_seat)
     assert card is not None
-    taken = pb.OldmenCardTaken(seat=seat, from_seat=from_seat, card=card.to_pb())
-    events = [pb.OldmenEvent(card_taken=taken)]
+    event = _card_taken(card)
+    event.card_taken.seat = seat
+    event.card_taken.from_seat = from_seat
+    events = [event]
     after = took(state, seat, from_seat, card)
     if len(state.taken) == 1:  # the second winner took: the rest of the trick is discarded
         gone = {*state.taken, from_seat}
