@@ -9,8 +9,9 @@ transitions of :mod:`engines.oldmen.evolve` that folding the events would call
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from engines.errors import IllegalCommandError, MalformedCommandError
@@ -35,7 +36,7 @@ _KIND_PHASE = {
     "decline_save": Phase.SAVE,
 }
 #: Every card of the deck by (colour, value): what ``parse_card`` accepts.
-_CARDS: dict[tuple[int, int], Card] = {(card.colour, card.value): card for card in DECK}
+_CARDS: Mapping[tuple[int, int], Card] = MappingProxyType({(card.colour, card.value): card for card in DECK})
 _BY_VALUE = itemgetter(1, 0)  # a Card's (value, colour)
 
 #: A decided command's events and the state they lead to.
@@ -100,15 +101,15 @@ def parse_card(card: pb.OldmenCard) -> Card:
     return parsed
 
 
-M = TypeVar("M", pb.OldmenCommand, pb.OldmenEvent)
+_M = TypeVar("_M", pb.OldmenCommand, pb.OldmenEvent)
 
 
-def _by_card(message_type: type[M], build: Callable[[Card], M]) -> Callable[[Card], M]:
-    """A maker of new ``build(card)`` messages that parses the message of each card of the deck from its
-    serialized form, made once here (several times faster than building the nested messages)."""
-    encoded = {card: build(card).SerializeToString() for card in DECK}
+def _by_card(message_type: type[_M], build: Callable[[Card], _M]) -> Callable[[Card], _M]:
+    """A maker of new messages equal to ``build(card)``: for a card of the deck it parses the message
+    serialized once here, at import (several times faster than building the nested messages)."""
+    encoded = MappingProxyType({card: build(card).SerializeToString() for card in DECK})
 
-    def make(card: Card) -> M:
+    def make(card: Card) -> _M:
         known = encoded.get(card)
         return build(card) if known is None else message_type.FromString(known)
 
