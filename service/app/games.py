@@ -198,10 +198,14 @@ class Games:
         )
         if holders is not None:
             meta.update(_reserved_seats(holders(game_id), config.seats))
-        await self._store.create(game_id, meta, [NewEvent(e.SerializeToString()) for e in events])
+        setup = [e.SerializeToString() for e in events]
+        await self._store.create(game_id, meta, [NewEvent(data) for data in setup])
         log.info("game created", game_id=game_id, game=name, seats=seats)
         summary = await self.get_game(game_id)
-        await self._notify_current(self._records[game_id])
+        record = self._records[game_id]
+        if record.version == len(setup):  # nothing appended since: the setup in hand is the whole log
+            self._states.created(game_id, game, setup, record.created_ms)
+        await self._notify_current(record)
         return summary
 
     def check_clock(self, control: TimeControl) -> None:

@@ -12,12 +12,13 @@ an upgrade.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from engines.contract import AnyGame
+from engines.contract import AnyGame, fold
 from engines.snapshot import FORMAT, SnapshotError, StateCodec
 from service.store.port import EventStore, StoredEvent, event_digest
 
@@ -197,6 +198,14 @@ class StateCache:
         self._games[game_id] = loaded
         while len(self._games) > self._capacity:
             self._games.popitem(last=False)
+
+    def created(self, game_id: str, game: AnyGame, setup: Sequence[bytes], recorded_ms: int) -> LoadedGame:
+        """Cache a game this process just created: the state its ``setup`` events (as stored, at versions
+        1 to ``len(setup)``, at ``recorded_ms``) lead to, folded here rather than read back from the store."""
+        state = fold(game, (game.event_type.FromString(data) for data in setup))
+        loaded = LoadedGame(game, state, len(setup), event_digest(setup[-1]) if setup else "", recorded_ms)
+        self._remember(game_id, loaded)
+        return loaded
 
     def forget(self, game_id: str) -> None:
         """Drop a game from the cache (it is reloaded from the store when next needed)."""

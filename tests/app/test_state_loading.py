@@ -253,3 +253,22 @@ async def test_a_reload_never_shows_other_requests_an_empty_state(gated: GatedSt
     assert [entry["event"] for entry in logs] == ["cached state no longer in the log; reloading"]
     assert loaded.version == len(payloads)
     assert loaded.state == play(game, game.spec.config(3), other).state
+
+
+async def test_a_game_created_here_is_cached_as_a_fresh_load_would_find_it(store: CountingStore) -> None:
+    """``StateCache.created`` folds the setup events in hand: the same state, version, last digest and time
+    a cache loading the game from Redis gets, with nothing read."""
+    game = get_game("oldmen")
+    assert game is not None
+    setup = [e.SerializeToString() for e in game.start(game.spec.config(4), b"created".ljust(16, b"."))]
+    await store.create("made", {"game": "oldmen", "created_ms": "1234"}, [NewEvent(data) for data in setup])
+    made = StateCache(store).created("made", game, setup, 1234)
+    assert store.events_read == 0
+    loaded = await StateCache(store).get("made", game)
+    assert (made.state, made.version, made.last_digest, made.last_ms) == (
+        loaded.state,
+        loaded.version,
+        loaded.last_digest,
+        loaded.last_ms,
+    )
+    assert made.version == len(setup) and made.last_digest

@@ -157,3 +157,16 @@ async def test_replica_acks_add_no_round_trip(key_prefix: str, tmp_path: Path, r
             await app.stop(grace=0)
     for request in requests:
         assert _commands(request) == [b"EVALSHA", b"WAIT"]
+
+
+async def test_creating_a_game_reads_nothing_of_its_log_back(app: App, round_trips: Sent) -> None:
+    """CreateGame folds the setup events it has just stored into this process's cache instead of reading
+    them back: the call sends Redis no read of the game's log or snapshots, and the game then plays as
+    usual (each plain command still one request, see above)."""
+    channel, games = stub(f"127.0.0.1:{app.grpc_port}")
+    async with channel:
+        request = pb.CreateGameRequest(game="oldmen", seats=SEATS)
+        await games.CreateGame(request, metadata=[("x-request-id", "create-1")])
+    sent = [name for request in round_trips["create-1"] for name in _commands(request)]
+    assert b"EVALSHA" in sent
+    assert not {b"XRANGE", b"XREAD", b"HKEYS"} & set(sent), sent
