@@ -77,6 +77,15 @@ async def _known(app: App, name: str) -> bool:
     return True
 
 
+async def _new_tournament(tournaments: tour_grpc.TournamentServiceStub) -> str:
+    """A one-round Old Men round robin, created by the admin; its id."""
+    settings = tour_pb.TournamentSettings(
+        name="t", game="oldmen", table_size=3, format=tour_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, rounds=1
+    )
+    made = await tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=ADMIN)
+    return made.tournament.tournament_id
+
+
 async def _bot_hashes(app: App) -> list[bytes]:
     pattern = f"{app.settings.key_prefix}:{{b:*}}:bot"
     return [key async for key in app.redis.client.scan_iter(match=pattern)]
@@ -136,11 +145,7 @@ async def test_a_name_is_the_keys_for_good_once_in_a_tournament_or_connected_wit
     registered; none of these names is taken by another key, and the admin can release one."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{open_app.grpc_port}") as channel:
         tournaments = tour_grpc.TournamentServiceStub(channel)
-        settings = tour_pb.TournamentSettings(
-            name="t", game="oldmen", table_size=3, format=tour_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, rounds=1
-        )
-        made = await tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=ADMIN)
-        tid = made.tournament.tournament_id
+        tid = await _new_tournament(tournaments)
         entrant = _Bot(channel, "entrant", BOT_KEY)
         assert await entrant.welcomed()
         await tournaments.RegisterBot(
@@ -169,11 +174,7 @@ async def test_a_bot_that_hung_up_cannot_be_entered_for_it(open_app: App) -> Non
     saying to connect it first; the field stays empty."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{open_app.grpc_port}") as channel:
         tournaments = tour_grpc.TournamentServiceStub(channel)
-        settings = tour_pb.TournamentSettings(
-            name="t", game="oldmen", table_size=3, format=tour_pb.TOURNAMENT_FORMAT_ROUND_ROBIN, rounds=1
-        )
-        made = await tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=ADMIN)
-        tid = made.tournament.tournament_id
+        tid = await _new_tournament(tournaments)
         gone = _Bot(channel, "gone", BOT_KEY)
         assert await gone.welcomed()
         await gone.close()
