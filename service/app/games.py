@@ -30,7 +30,7 @@ from service.app.events import client_event
 from service.app.fanout import CommandsFirst, Deliveries
 from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
-from service.app.records import RELEASED, STATUS, GameRecord, SeatClaim, new_meta
+from service.app.records import FINISHED, RELEASED, STATUS, GameRecord, SeatClaim, new_meta
 from service.app.sizes import SizeLimits
 from service.app.states import StateCache
 from service.app.time_control import ClockRange, SincePrevious, ThinkTimes, TimeControl
@@ -117,7 +117,7 @@ class Games:
             return self._records[game_id]
         meta = await self._store.meta(_check_id(game_id))
         if meta is None:
-            raise ServiceError("game/not_found", f"there is no game {game_id!r}; ListGames shows the games")
+            raise _no_game(game_id)
         record = GameRecord.parse(game_id, meta)
         self._records[game_id] = record
         return record
@@ -199,14 +199,12 @@ class Games:
         if holders is not None:
             meta.update(_reserved_seats(holders(game_id), config.seats))
         setup = [e.SerializeToString() for e in events]
-        await self._store.create(game_id, meta, [NewEvent(data) for data in setup])
+        stored = await self._store.create(game_id, meta, [NewEvent(data) for data in setup])
         log.info("game created", game_id=game_id, game=name, seats=seats)
-        summary = await self.get_game(game_id)
-        record = self._records[game_id]
-        if record.version == len(setup):  # nothing appended since: the setup in hand is the whole log
-            self._states.created(game_id, game, setup, record.created_ms)
+        record = self._records[game_id] = GameRecord.parse(game_id, stored)
+        self._states.created(game_id, game, setup, record.created_ms)  # the setup in hand is the whole log
         await self._notify_current(record)
-        return summary
+        return record.summary()
 
     def check_clock(self, control: TimeControl) -> None:
         """Raise request/invalid unless ``control``'s time per move is within this server's range."""
@@ -227,22 +225,30 @@ class Games:
         sizes = self._sizes
         given = max(sizes.max_player_name_length, sizes.max_bot_name_length) if token is not None else None
         sizes.check_player_name(name, limit=given)
-        record = await self._record(game_id, fresh=True)
+        record = await self._record(game_id)  # a cached one will do: the store refuses a finished game's seat
+        if seat is None and record.full:  # nothing to try: ask the store whether the game is over, or gone
+            record = await self._record(game_id, fresh=True)
         if record.finished:
-            raise ServiceError("game/over", "the game is over; its seats can no longer be claimed")
-        candidates = range(record.config.seats) if seat is None else [seat]
+            raise _game_over()
         if seat is not None:
             check_seat(record, seat)
         token = token or new_token()
         claim = json.dumps(SeatClaim(name=name, token_hash=hash_token(token)).__dict__)
-        for candidate in candidates:
-            if await self._store.set_meta_if_absent(game_id, f"seat:{candidate}", claim):
+        for candidate in range(record.config.seats) if seat is None else [seat]:
+            if seat is None and candidate in record.claims:
+                continue  # taken when the record was read (the store's reply to the last try, if any)
+            outcome = await self._store.claim_meta(game_id, f"seat:{candidate}", claim, unless=("status", FINISHED))
+            if outcome.meta is None:
                 self._records.pop(game_id, None)
+                raise _no_game(game_id)
+            record = self._records[game_id] = GameRecord.parse(game_id, outcome.meta)
+            if outcome.claimed:
                 log.info("seat claimed", game_id=game_id, seat=candidate)
-                claimed = await self._record(game_id, fresh=True)
-                if claimed.full:
-                    await self._notify_current(claimed)  # observers may start something once every seat is taken
+                if record.full:
+                    await self._notify_current(record)  # observers may start something once every seat is taken
                 return candidate, token
+            if record.finished:
+                raise _game_over()
         if seat is not None:
             raise ServiceError("seat/taken", f"seat {seat} is already taken; claim another seat or leave it unset")
         raise ServiceError("seat/none_free", "every seat of this game is taken; watch it as a spectator instead")
@@ -584,6 +590,14 @@ def _check_id(game_id: str) -> str:
     if not (1 <= len(game_id) <= 64 and game_id.isalnum()):
         raise ServiceError("game/not_found", f"there is no game {game_id[:64]!r}: game ids are letters and digits")
     return game_id
+
+
+def _no_game(game_id: str) -> ServiceError:
+    return ServiceError("game/not_found", f"there is no game {game_id!r}; ListGames shows the games")
+
+
+def _game_over() -> ServiceError:
+    return ServiceError("game/over", "the game is over; its seats can no longer be claimed")
 
 
 def _unknown_game(name: str) -> ServiceError:

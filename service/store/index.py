@@ -16,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import cast
 
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
+
 from service.store.connection import RedisClient
 from service.store.keys import Keys
 
@@ -74,7 +77,22 @@ class GameIndex:
                 pipe.zrem(self._keys.index(f"status:{other}"), game_id)
                 if game:
                     pipe.zrem(self._keys.index(both_name(game, other)), game_id)
-        await pipe.execute()
+        if isinstance(self._redis, RedisCluster):  # the nodes run a pipeline's parts in no set order
+            await pipe.execute()
+            await self.drop(game_id, mark)
+            return
+        pipe.execute_command("EVALSHA", self._clear.sha, 1, self._reindex(), game_id, mark)  # after the index
+        *replies, cleared = await pipe.execute(raise_on_error=False)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        if isinstance(cleared, NoScriptError):  # Redis restarted since the script was loaded
+            await self.drop(game_id, mark)
+        elif isinstance(cleared, Exception):
+            raise cleared
+
+    async def drop(self, game_id: str, mark: int) -> None:
+        """Drop the game's mark if it is still ``mark`` (a newer change's mark stays)."""
         await self._clear(keys=[self._reindex()], args=[game_id, mark])
 
     async def repair(self) -> None:
@@ -87,6 +105,6 @@ class GameIndex:
             game_id = raw_id.decode()
             meta = cast(dict[bytes, bytes], await self._redis.hgetall(self._keys.meta(game_id)))
             if not meta:  # its creation never happened
-                await self._clear(keys=[self._reindex()], args=[game_id, int(score)])
+                await self.drop(game_id, int(score))
                 continue
             await self.settle(game_id, {k.decode(): v.decode() for k, v in meta.items()}, int(score))

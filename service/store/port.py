@@ -13,6 +13,7 @@ __all__ = [
     "EventStore",
     "GamePage",
     "LogDivergedError",
+    "MetaClaim",
     "NewEvent",
     "StoreError",
     "StoredEvent",
@@ -74,6 +75,15 @@ def event_digest(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()
 
 
+@dataclass(frozen=True)
+class MetaClaim:
+    """What :meth:`EventStore.claim_meta` did: whether it set the field, and the game's metadata just after
+    (None when there is no such game)."""
+
+    claimed: bool
+    meta: dict[str, str] | None
+
+
 class StoreError(Exception):
     """Base of the store's own errors."""
 
@@ -99,9 +109,10 @@ class EventStore(Protocol):
     """A per-game append-only log with optimistic concurrency, idempotent commands, live tails,
     snapshots and an index of games. Every backend passes ``tests/store/test_store_contract.py``."""
 
-    async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> None:
-        """Create a game with its metadata and setup events (versions 1..n). Raises StoreError if the id
-        is taken. ``meta`` may give ``created_ms`` (kept for imported games); otherwise it is now."""
+    async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> dict[str, str]:
+        """Create a game with its metadata and setup events (versions 1..n); returns the metadata as stored
+        (what :meth:`meta` would read now). Raises StoreError if the id is taken. ``meta`` may give
+        ``created_ms`` (kept for imported games); otherwise it is now."""
         ...
 
     async def append(
@@ -159,6 +170,12 @@ class EventStore(Protocol):
     async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
         """Set one metadata field unless it exists; True if it was set (used to claim seats). A game that
         does not exist (or no longer does) is not created: False."""
+        ...
+
+    async def claim_meta(self, game_id: str, field: str, value: str, *, unless: tuple[str, str]) -> MetaClaim:
+        """Set one metadata field unless it exists or the field ``unless[0]`` holds ``unless[1]`` (a seat
+        is not claimed once the game is over), in one atomic step that also reads the metadata as it is
+        afterwards. A game that does not exist (or no longer does) is not created."""
         ...
 
     async def delete(self, game_id: str) -> None:

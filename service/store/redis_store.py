@@ -21,6 +21,7 @@ from service.store.port import (
     CommandIdReusedError,
     GamePage,
     LogDivergedError,
+    MetaClaim,
     NewEvent,
     StoredEvent,
     StoreError,
@@ -37,10 +38,14 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
-# KEYS: a hash. ARGV: field, value. Sets the field only if the hash exists and the field does not.
-_SET_IF_ABSENT = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-return redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+# KEYS: a hash. ARGV: field, value, guard field, guard value. Sets the field only if the hash exists, the
+# field does not and the guard field does not hold the guard value. Returns nil for no hash, else
+# {1 if set else 0, the hash's fields and values afterwards}.
+_CLAIM = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local set = 0
+if redis.call('HGET', KEYS[1], ARGV[3]) ~= ARGV[4] then set = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) end
+return {set, redis.call('HGETALL', KEYS[1])}
 """
 
 
@@ -68,7 +73,7 @@ class RedisEventStore:
         script = client.register_script(_APPEND)
         self._append = ScriptRunner(client, script, replica_acks, replica_ack_timeout_ms)
         self._replace = client.register_script(_REPLACE)
-        self._set_if_absent = client.register_script(_SET_IF_ABSENT)
+        self._claim = client.register_script(_CLAIM)
         self._clock_ms = clock_ms
         self._index = GameIndex(client, self._keys, self._now_ms)
         self._hub = TailHub(client, self._keys, self.read, live_gives_way, outage_s=watch_outage_s)
@@ -78,25 +83,32 @@ class RedisEventStore:
             raise StoreError("RedisEventStore needs a clock")
         return int(self._clock_ms())
 
-    async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> None:
+    async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> dict[str, str]:
         """Create a game with its metadata and setup events, and index it by time, status and game. A
-        ``created_ms`` in ``meta`` (an imported game's) is kept and stamps the setup events."""
-        if await self._redis.exists(self._keys.meta(game_id)):
+        ``created_ms`` in ``meta`` (an imported game's) is kept and stamps the setup events. An existing
+        game makes the append (expected at version 0) conflict; only a game without setup events is looked
+        for first."""
+        if not events and await self._redis.exists(self._keys.meta(game_id)):
             raise StoreError(f"game {game_id} already exists")
         created = int(meta.get("created_ms") or self._now_ms())
         fields = {**meta, "created_ms": str(created)}
         mark = await self._index.announce(game_id)
-        await self.append(
-            game_id,
-            events,
-            expected_version=0,
-            command_id="",
-            digest="",
-            seat=None,
-            meta=fields,
-            recorded_at_ms=created,
-        )
+        try:
+            await self.append(
+                game_id,
+                events,
+                expected_version=0,
+                command_id="",
+                digest="",
+                seat=None,
+                meta=fields,
+                recorded_at_ms=created,
+            )
+        except VersionConflictError as error:
+            await self._index.drop(game_id, mark)
+            raise StoreError(f"game {game_id} already exists") from error
         await self._index.settle(game_id, fields, mark)
+        return {"version": str(len(events)), "updated_ms": str(created), **fields}  # as the append script sets it
 
     async def append(
         self,
@@ -189,7 +201,18 @@ class RedisEventStore:
 
     async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
         """HSETNX on the metadata hash, if it exists (checked and set in one script)."""
-        return bool(await self._set_if_absent(keys=[self._keys.meta(game_id)], args=[field, value]))
+        return (await self.claim_meta(game_id, field, value, unless=("", ""))).claimed
+
+    async def claim_meta(self, game_id: str, field: str, value: str, *, unless: tuple[str, str]) -> MetaClaim:
+        """HSETNX on the metadata hash, if it exists and its ``unless`` field does not hold that value, and
+        HGETALL after it, in one script."""
+        guard, guarded = unless
+        reply = await self._claim(keys=[self._keys.meta(game_id)], args=[field, value, guard, guarded])
+        if reply is None:
+            return MetaClaim(claimed=False, meta=None)
+        claimed, pairs = reply
+        meta = {pairs[i].decode(): pairs[i + 1].decode() for i in range(0, len(pairs), 2)}
+        return MetaClaim(claimed=bool(claimed), meta=meta)
 
     async def delete(self, game_id: str) -> None:
         """DEL of the game's keys, then ZREM from the indexes its metadata named."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 from redis.asyncio.connection import AbstractConnection
 
@@ -170,3 +171,30 @@ async def test_creating_a_game_reads_nothing_of_its_log_back(app: App, round_tri
     sent = [name for request in round_trips["create-1"] for name in _commands(request)]
     assert b"EVALSHA" in sent
     assert not {b"XRANGE", b"XREAD", b"HKEYS"} & set(sent), sent
+
+
+async def test_setting_a_game_up_sends_few_requests(app: App, round_trips: Sent) -> None:
+    """CreateGame sends four requests (the index's mark, the append script, the index entries with the mark
+    cleared, and the clock keeper's look for a clock), reading nothing back; each ClaimSeat of a game this
+    server knows sends one (the claim script, which answers with the game's metadata), and one for any
+    free seat of a game whose seats it knows are all taken only reads the game."""
+    channel, games = stub(f"127.0.0.1:{app.grpc_port}")
+    async with channel:
+        await games.CreateGame(pb.CreateGameRequest(game="oldmen", seats=SEATS), metadata=[("x-request-id", "warm")])
+        request = pb.CreateGameRequest(game="oldmen", seats=SEATS)
+        summary = (await games.CreateGame(request, metadata=[("x-request-id", "create")])).game
+        for seat in range(SEATS):
+            claim = pb.ClaimSeatRequest(game_id=summary.game_id, seat=seat, player_name=f"p{seat}")
+            await games.ClaimSeat(claim, metadata=[("x-request-id", f"claim-{seat}")])
+        last = pb.ClaimSeatRequest(game_id=summary.game_id, player_name="late")
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await games.ClaimSeat(last, metadata=[("x-request-id", "claim-late")])
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    sent = [name for request in round_trips["create"] for name in _commands(request)]
+    assert len(round_trips["create"]) == 4, sent
+    assert not {b"EXISTS", b"XRANGE", b"HKEYS"} & set(sent), sent
+    assert sent.count(b"HGETALL") == 1, sent  # the clock keeper's, not the game's metadata read back
+    for seat in range(SEATS):
+        assert [_commands(r) for r in round_trips[f"claim-{seat}"]] == [[b"EVALSHA"]]
+    late = [_commands(r) for r in round_trips["claim-late"]]
+    assert late == [[b"HGETALL"]], "every seat is known to be taken: the game is read, no seat is tried"

@@ -18,6 +18,7 @@ from service.store.port import (
     AppendResult,
     CommandIdReusedError,
     EventStore,
+    MetaClaim,
     NewEvent,
     StoredEvent,
     StoreError,
@@ -72,6 +73,13 @@ async def test_create_stores_setup_events_in_order(store: EventStore) -> None:
     meta = await store.meta("g1")
     assert meta is not None and meta["version"] == "3" and meta["game"] == "oldmen"
     assert await store.version("g1") == 3
+
+
+async def test_create_returns_the_metadata_as_stored(store: EventStore) -> None:
+    """What create returns is what a read of the metadata gives just after (so no read is needed)."""
+    stored = await store.create("g1", {"game": "oldmen", "status": "running", "seats": "4"}, events(b"a", b"b"))
+    assert stored == await store.meta("g1")
+    assert stored["version"] == "2" and stored["seats"] == "4"
 
 
 async def test_create_refuses_an_existing_id(store: EventStore) -> None:
@@ -277,6 +285,26 @@ async def test_set_meta_if_absent_never_creates_a_game(store: EventStore) -> Non
     await store.delete("g1")
     assert not await store.set_meta_if_absent("g1", "seat:0", "alice")
     assert await store.meta("nosuch") is None and await store.meta("g1") is None
+
+
+async def test_claim_meta_sets_once_and_returns_the_metadata_after(store: EventStore) -> None:
+    """Of two claims of one field the first sets it; both get the metadata as it is after their step."""
+    await store.create("g1", {"status": "running"}, events(b"a"))
+    first = await store.claim_meta("g1", "seat:0", "alice", unless=("status", "finished"))
+    second = await store.claim_meta("g1", "seat:0", "bob", unless=("status", "finished"))
+    assert (first.claimed, second.claimed) == (True, False)
+    assert first.meta == second.meta == await store.meta("g1")
+    assert first.meta is not None and first.meta["seat:0"] == "alice"
+
+
+async def test_claim_meta_sets_nothing_when_the_guard_holds_or_the_game_is_gone(store: EventStore) -> None:
+    """A field is not set while ``unless`` holds (a finished game's seat), nor on a game that does not
+    exist (nothing is created)."""
+    await store.create("g1", {"status": "finished"}, events(b"a"))
+    refused = await store.claim_meta("g1", "seat:0", "alice", unless=("status", "finished"))
+    assert not refused.claimed and refused.meta is not None and "seat:0" not in refused.meta
+    assert await store.claim_meta("nosuch", "seat:0", "alice", unless=("status", "finished")) == MetaClaim(False, None)
+    assert await store.meta("nosuch") is None
 
 
 async def test_replace_meta_overwrites_only_a_field_that_exists(store: EventStore) -> None:
