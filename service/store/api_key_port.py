@@ -11,7 +11,8 @@ class ApiKeyStore(Protocol):
     """API keys by name and by hash (only hashes of keys are kept)."""
 
     async def create(self, name: str, key_hash: str) -> bool:
-        """Store a key under ``name``; False (nothing stored) when the name is taken."""
+        """Store a key under ``name``; False (nothing stored) when the name is taken by another key. The
+        same name and hash again is True (a retry of a create whose reply was lost)."""
         ...
 
     async def revoke(self, name: str) -> bool:

@@ -20,9 +20,14 @@ from service.store.keys import Keys
 
 __all__ = ["RedisApiKeys"]
 
-# KEYS: by name, by hash. ARGV: name, key hash. 1 if created, 0 if the name is taken.
+# KEYS: by name, by hash. ARGV: name, key hash. 1 if created, 0 if the name is taken by another key. The
+# same key again is 1: the script run a second time (a client's retry after a reply it lost) says what the
+# first run did.
 _CREATE = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+  if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
 return 1
 """

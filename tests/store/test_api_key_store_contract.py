@@ -59,6 +59,16 @@ async def test_a_taken_name_is_refused_and_keeps_its_key(api_keys: ApiKeyStore) 
     assert await api_keys.names() == ["alice"]
 
 
+async def test_a_create_sent_again_says_it_stored_the_key(api_keys: ApiKeyStore) -> None:
+    """A create run twice (the cluster client sends a command again when a reply is lost) is True both
+    times, and the key is stored once; a create of the name with another key is still refused."""
+    assert await api_keys.create("bob", "h-bob") is True
+    assert await api_keys.create("bob", "h-bob") is True
+    assert await api_keys.create("bob", "h-other") is False
+    assert await api_keys.name_of("h-bob") == "bob" and await api_keys.name_of("h-other") is None
+    assert await api_keys.names() == ["bob"]
+
+
 async def test_of_simultaneous_creates_of_one_name_exactly_one_is_stored(api_keys: ApiKeyStore) -> None:
     """The name check and both writes are one step: one create wins, the others leave no trace."""
     hashes = [f"h-{i}" for i in range(10)]
