@@ -142,8 +142,12 @@ async def delete_prefix(url: str, prefix: str) -> None:
 
 @pytest.fixture
 async def redis_client(redis_target: RedisTarget, key_prefix: str) -> AsyncIterator[aioredis.Redis]:
-    """A client for the target; the test's keys are deleted afterwards."""
+    """A client for the target, ready (a cluster client has learnt the slots, as a server's has before it
+    serves: a fresh redis-py cluster client's first commands, sent at once, can race its start-up); the
+    test's keys are deleted afterwards."""
     client = client_for(redis_target.url)
+    if redis_target.cluster_seeds:
+        await client.initialize()  # type: ignore[attr-defined]  # RedisCluster's own
     yield client
     await client.aclose()
     await delete_prefix(redis_target.url, key_prefix)
