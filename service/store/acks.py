@@ -12,13 +12,22 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from redis.asyncio.cluster import PipelineCommand, RedisCluster
+from redis.asyncio.cluster import ClusterNode, PipelineCommand, RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, TryAgainError
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    NoScriptError,
+    RedisClusterException,
+    RedisError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.store.connection import RedisClient
+from service.store.connection import RedisClient, learn_slots
 from service.store.failures import StoreUnavailableError
 
 __all__ = ["ScriptRunner"]
@@ -64,10 +73,24 @@ class ScriptRunner:
         with contextlib.suppress(Exception):
             await self._redis.exists(key)
 
+    async def _master_of(self, key: str) -> ClusterNode:
+        """The cluster node that holds ``key``'s slot. A slot the client knows no master for (it read the
+        slots during a failover) makes it read them again, once; still none is the store being away."""
+        assert isinstance(self._redis, RedisCluster)
+        try:
+            return self._redis.get_node_from_key(key)
+        except SlotNotCoveredError:
+            pass
+        try:
+            await learn_slots(self._redis)
+            return self._redis.get_node_from_key(key)
+        except (RedisClusterException, RedisError, OSError) as error:
+            raise StoreUnavailableError(STORE_AWAY) from error
+
     async def _batch(self, key: str, commands: list[tuple[Any, ...]]) -> list[Any]:
         """Send ``commands`` together on one connection to the node holding ``key``; replies or errors."""
         if isinstance(self._redis, RedisCluster):
-            node = self._redis.get_node_from_key(key)
+            node = await self._master_of(key)
             batch = [PipelineCommand(i, *command) for i, command in enumerate(commands)]
             try:
                 await node.execute_pipeline(batch)

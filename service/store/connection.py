@@ -36,6 +36,7 @@ from redis.exceptions import (
     ReadOnlyError,
     RedisClusterException,
     RedisError,
+    SlotNotCoveredError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -52,6 +53,7 @@ __all__ = [
     "RedisClient",
     "RedisConnection",
     "closed_as_connection_error",
+    "learn_slots",
     "open_redis",
     "parse_seeds",
     "unavailable",
@@ -150,10 +152,25 @@ def _raised_in_redis_py(error: BaseException) -> bool:
     return frame is not None and f"{os.sep}redis{os.sep}" in frame.tb_frame.f_code.co_filename
 
 
+async def learn_slots(client: RedisCluster) -> None:
+    """Make ``client`` read the cluster's slots and nodes again (its map may have a slot with no master:
+    read during a failover); raises as redis-py does when no node answers."""
+    await client.nodes_manager.initialize()
+
+
+def _uncovered_slot(error: BaseException) -> bool:
+    """Whether redis-py failed because its map of the slots has none for a command's key (it raises
+    KeyError for a slot missing from the map, SlotNotCoveredError for one without nodes)."""
+    return isinstance(error, SlotNotCoveredError) or (isinstance(error, KeyError) and _raised_in_redis_py(error))
+
+
 class ClusterClient(RedisCluster):
     """redis-py's cluster client, but a connection closed under a command by the client's own topology
     refresh during a failover (redis-py then fails with AttributeError on the closed connection) is
-    reported as the ConnectionError it is, so the call fails as UNAVAILABLE and may be retried.
+    reported as the ConnectionError it is, so the call fails as UNAVAILABLE and may be retried; and a
+    command whose key's slot has no master in the client's map (read during a failover; redis-py fails with
+    KeyError or SlotNotCoveredError before sending anything) fails as UNAVAILABLE too, after the client has
+    read the slots again, so that its retry finds the slot's master.
 
     Its nodes' connections are those of :mod:`service.store.wire` (see :func:`open_redis`), which time
     every round trip to every node and count its failures; the client itself counts only what fails
@@ -163,6 +180,14 @@ class ClusterClient(RedisCluster):
         """Run one command as the base client does."""
         try:
             return await closed_as_connection_error(super().execute_command(*args, **kwargs))
+        except (KeyError, SlotNotCoveredError) as error:
+            if not _uncovered_slot(error):
+                raise
+            with contextlib.suppress(Exception):  # the next call finds the slot's master (or fails alike)
+                await learn_slots(self)
+            unreachable = StoreUnavailableError()  # the standard sentence
+            count_failure(unreachable)
+            raise unreachable from error
         except AttributeError as error:
             if not _raised_in_redis_py(error):
                 raise
