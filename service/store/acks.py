@@ -36,7 +36,6 @@ __all__ = ["ScriptRunner"]
 NOT_REPLICATED = (
     "the command was stored but not copied to enough Redis replicas in time; send it again with the same command id"
 )
-STORE_AWAY = "the game store is not reachable; retry"
 
 
 class ScriptRunner:
@@ -85,7 +84,7 @@ class ScriptRunner:
             await learn_slots(self._redis)
             return self._redis.get_node_from_key(key)
         except (RedisClusterException, RedisError, OSError) as error:
-            raise StoreUnavailableError(STORE_AWAY) from error
+            raise StoreUnavailableError() from error
 
     async def _batch(self, key: str, commands: list[tuple[Any, ...]]) -> list[Any]:
         """Send ``commands`` together on one connection to the node holding ``key``; replies or errors."""
@@ -99,11 +98,11 @@ class ScriptRunner:
                 # then finds its writer gone). Either way the append may or may not have run: retrying
                 # with the same command id is safe.
                 await self._refresh(key)
-                raise StoreUnavailableError(STORE_AWAY) from error
+                raise StoreUnavailableError() from error
             results = [command.result for command in batch]
             if any(isinstance(r, (MovedError, AskError, ClusterDownError, TryAgainError)) for r in results):
                 await self._refresh(key)  # the slot moved (a failover): learn the new master, then retry
-                raise StoreUnavailableError(STORE_AWAY)
+                raise StoreUnavailableError()
             return results
         async with self._redis.pipeline(transaction=False) as pipe:
             for command in commands:

@@ -172,10 +172,12 @@ class EventStore(Protocol):
         does not exist (or no longer does) is not created: False."""
         ...
 
-    async def claim_meta(self, game_id: str, field: str, value: str, *, unless: tuple[str, str]) -> MetaClaim:
-        """Set one metadata field unless it exists or the field ``unless[0]`` holds ``unless[1]`` (a seat
-        is not claimed once the game is over), in one atomic step that also reads the metadata as it is
-        afterwards. A game that does not exist (or no longer does) is not created."""
+    async def claim_meta(
+        self, game_id: str, field: str, value: str, *, unless: tuple[str, str] | None = None
+    ) -> MetaClaim:
+        """Set one metadata field unless it exists or, when ``unless`` is given, the field ``unless[0]``
+        holds ``unless[1]`` (a seat is not claimed once the game is over), in one atomic step that also
+        reads the metadata as it is afterwards. A game that does not exist (or no longer does) is not created."""
         ...
 
     async def delete(self, game_id: str) -> None:

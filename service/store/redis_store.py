@@ -38,13 +38,15 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
-# KEYS: a hash. ARGV: field, value, guard field, guard value. Sets the field only if the hash exists, the
-# field does not and the guard field does not hold the guard value. Returns nil for no hash, else
-# {1 if set else 0, the hash's fields and values afterwards}.
+# KEYS: a hash. ARGV: field, value, guard field ('' = none), guard value. Sets the field only if the hash
+# exists, the field does not and the guard field does not hold the guard value. Returns nil for no hash,
+# else {1 if set else 0, the hash's fields and values afterwards}.
 _CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local set = 0
-if redis.call('HGET', KEYS[1], ARGV[3]) ~= ARGV[4] then set = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) end
+if ARGV[3] == '' or redis.call('HGET', KEYS[1], ARGV[3]) ~= ARGV[4] then
+  set = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+end
 return {set, redis.call('HGETALL', KEYS[1])}
 """
 
@@ -201,12 +203,14 @@ class RedisEventStore:
 
     async def set_meta_if_absent(self, game_id: str, field: str, value: str) -> bool:
         """HSETNX on the metadata hash, if it exists (checked and set in one script)."""
-        return (await self.claim_meta(game_id, field, value, unless=("", ""))).claimed
+        return (await self.claim_meta(game_id, field, value)).claimed
 
-    async def claim_meta(self, game_id: str, field: str, value: str, *, unless: tuple[str, str]) -> MetaClaim:
+    async def claim_meta(
+        self, game_id: str, field: str, value: str, *, unless: tuple[str, str] | None = None
+    ) -> MetaClaim:
         """HSETNX on the metadata hash, if it exists and its ``unless`` field does not hold that value, and
         HGETALL after it, in one script."""
-        guard, guarded = unless
+        guard, guarded = unless or ("", "")
         reply = await self._claim(keys=[self._keys.meta(game_id)], args=[field, value, guard, guarded])
         if reply is None:
             return MetaClaim(claimed=False, meta=None)
