@@ -14,9 +14,11 @@ baseline and the full path always share one loop:
 a. baseline: a bare grpc.aio generic unary echo (bytes in, bytes out) that also appends one event to Redis
    through the store's append.lua script (``RedisEventStore.append``), no engine; calls/s and p50/p99
    latency with 1, 16 and 64 concurrent callers;
-b. full path: 1, 16 and 64 games of Old Men of the Forest (4 seats) in flight, one driver per game. Each driver
-   creates its game with a known seed, claims the seats and mirrors the game locally with the engine (the
-   fold of ``start(config, seed)``); a move is exactly one SubmitCommand: a pending seat and a seeded random
+b. full path: 1, 16 and 64 games of Old Men of the Forest (4 seats) in flight, one driver per game. Before
+   each run the games it will play are created with known seeds and their seats claimed (enough for the
+   run, from the baseline's rate just measured; the server CPU of that set-up is reported per game, apart
+   from the commands'); each driver mirrors its game locally with the engine (the fold of
+   ``start(config, seed)``); a move is exactly one SubmitCommand: a pending seat and a seeded random
    legal command are picked on the mirror, submitted with expected_version = the mirror's version and a fresh
    command id, and the mirror is advanced with ``step`` + ``fold`` (the server's returned version, pending
    seats and status must match it). Only the RPC is timed. Reports SubmitCommand/s, p50/p99 latency and the
@@ -51,9 +53,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import functools
 import gc
 import io
 import json
+import math
 import multiprocessing
 import pstats
 import random
@@ -90,6 +94,8 @@ IN_FLIGHT = (1, 16, 64)
 WARMUP_S = 1.0
 ECHO_METHOD = "/parlour.bench.Echo/Echo"
 ECHO_PAYLOAD_BYTES = 120  # about the size of a SubmitCommandRequest with its command id
+#: Fewer moves than any game of Old Men of the Forest with 4 seats takes (they take 80).
+MIN_MOVES_PER_GAME = 60
 TARGET_RATIO_16 = 0.85
 TARGET_RATIO_64 = 0.75
 TARGET_P50_RATIO_1 = 1.3
@@ -144,19 +150,24 @@ class Window:
         return self.start <= now < self.end
 
 
-def run_load(kind: str, target: str, in_flight: int, seconds: float, seed: int) -> LoadResult:
-    """Child-process entry point: run one load ("echo", "full" or "views") against ``target``."""
-    return event_loop.run(_load(kind, target, in_flight, seconds, seed))
+def run_load(
+    kind: str, target: str, in_flight: int, seconds: float, seed: int, *, prepared: Sequence[SeatedGame] = ()
+) -> LoadResult:
+    """Child-process entry point: run one load ("echo", "full" or "views") against ``target``; the full
+    path plays the ``prepared`` games first."""
+    return event_loop.run(_load(kind, target, in_flight, seconds, seed, prepared=prepared))
 
 
-async def _load(kind: str, target: str, in_flight: int, seconds: float, seed: int) -> LoadResult:
+async def _load(
+    kind: str, target: str, in_flight: int, seconds: float, seed: int, *, prepared: Sequence[SeatedGame]
+) -> LoadResult:
     result = LoadResult(kind=kind, in_flight=in_flight, window_s=seconds)
     async with grpc.aio.insecure_channel(target) as channel:
         await channel.channel_ready()
         if kind == "echo":
             drivers = _echo_drivers(channel, in_flight, seed, result)
         elif kind == "full":
-            drivers = await _mirror_drivers(channel, in_flight, seed, result)
+            drivers = await _mirror_drivers(channel, in_flight, seed, result, prepared)
         else:
             drivers = await _game_drivers(channel, in_flight, seed, result)
         start = time.perf_counter() + WARMUP_S
@@ -199,23 +210,47 @@ def _echo_drivers(channel: grpc.aio.Channel, in_flight: int, seed: int, result: 
 
 @dataclass
 class SeatedGame:
-    """A game this driver plays, with every seat's token and the version the server created it at."""
+    """A game this driver plays, with every seat's token, the seed it was created with and the version the
+    server created it at."""
 
     game_id: str
     tokens: list[str]
     version: int = 0
+    seed: bytes = b""
 
 
 async def _new_game(stub: game_service_pb2_grpc.GameServiceAsyncStub, seed: bytes, result: LoadResult) -> SeatedGame:
+    seated = await _seated_game(stub, seed)
+    result.calls_total += 1 + SEATS
+    result.games_created += 1
+    return seated
+
+
+async def _seated_game(stub: game_service_pb2_grpc.GameServiceAsyncStub, seed: bytes) -> SeatedGame:
+    """CreateGame with ``seed`` and a ClaimSeat of every seat."""
     request = game_service_pb2.CreateGameRequest(game=GAME.spec.name, seats=SEATS, seed=seed)
     summary = (await stub.CreateGame(request)).game
     tokens = []
     for seat in range(SEATS):
         claim = game_service_pb2.ClaimSeatRequest(game_id=summary.game_id, seat=seat, player_name=f"bench-{seat}")
         tokens.append((await stub.ClaimSeat(claim)).seat_token)
-    result.calls_total += 1 + SEATS
-    result.games_created += 1
-    return SeatedGame(summary.game_id, tokens, summary.version)
+    return SeatedGame(summary.game_id, tokens, summary.version, seed)
+
+
+def prepare_games(target: str, count: int, seed: int) -> list[SeatedGame]:
+    """Child-process entry point: create and seat ``count`` games on ``target`` (16 at a time), for a load
+    run to play, so that their set-up is neither in its window nor in its CPU per command."""
+    return event_loop.run(_prepare(target, count, seed))
+
+
+async def _prepare(target: str, count: int, seed: int) -> list[SeatedGame]:
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        seeds = [f"{seed}-{i}".encode().ljust(16, b".") for i in range(count)]
+        games: list[SeatedGame] = []
+        for start in range(0, count, 16):
+            games += await asyncio.gather(*(_seated_game(stub, s) for s in seeds[start : start + 16]))
+        return games
 
 
 @dataclass
@@ -227,35 +262,46 @@ class MirroredGame:
     version: int
 
 
-async def _new_mirrored_game(
-    stub: game_service_pb2_grpc.GameServiceAsyncStub, seed: bytes, result: LoadResult
-) -> MirroredGame:
-    """Create and seat a game with ``seed``, and fold the same setup events locally."""
-    seated = await _new_game(stub, seed, result)
-    events = GAME.start(GAME.spec.config(SEATS), seed)
+def _mirrored(seated: SeatedGame) -> MirroredGame:
+    """The local copy of a created game: the fold of the setup events its seed gives."""
+    events = GAME.start(GAME.spec.config(SEATS), seated.seed)
     assert seated.version == len(events), f"created at version {seated.version}, mirror has {len(events)} events"
     return MirroredGame(seated, fold(GAME, events), seated.version)
 
 
-async def _mirror_drivers(channel: grpc.aio.Channel, in_flight: int, seed: int, result: LoadResult) -> list[Driver]:
+async def _mirror_drivers(
+    channel: grpc.aio.Channel, in_flight: int, seed: int, result: LoadResult, prepared: Sequence[SeatedGame]
+) -> list[Driver]:
+    """One driver per game in flight; driver ``i`` plays the prepared games ``i``, ``i + in_flight``, ...
+    first, and creates more (counted in ``games_created``) only if they run out."""
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    first = [await _new_mirrored_game(stub, f"{seed}-{i}-0".encode().ljust(16, b"."), result) for i in range(in_flight)]
-    return [_mirror_driver(stub, index, first[index], seed, result) for index in range(in_flight)]
+    return [_mirror_driver(stub, index, list(prepared[index::in_flight]), seed, result) for index in range(in_flight)]
 
 
 def _mirror_driver(
-    stub: game_service_pb2_grpc.GameServiceAsyncStub, index: int, first: MirroredGame, seed: int, result: LoadResult
+    stub: game_service_pb2_grpc.GameServiceAsyncStub,
+    index: int,
+    prepared: list[SeatedGame],
+    seed: int,
+    result: LoadResult,
 ) -> Driver:
     """One game at a time, one SubmitCommand per move, decided on the local mirror; only the RPC is timed."""
     rng = random.Random(f"{seed}-{index}")
     game: AnyGame = GAME
+    played = 0
+
+    async def next_game() -> MirroredGame:
+        nonlocal played
+        played += 1
+        if prepared:
+            return _mirrored(prepared.pop(0))
+        return _mirrored(await _new_game(stub, f"{seed}-{index}-{played}".encode().ljust(16, b"."), result))
 
     async def run(window: Window) -> None:
-        mirror, played = first, 0
+        mirror = await next_game()
         while time.perf_counter() < window.end:
             if game.is_over(mirror.state):
-                played += 1
-                mirror = await _new_mirrored_game(stub, f"{seed}-{index}-{played}".encode().ljust(16, b"."), result)
+                mirror = await next_game()
                 continue
             seat = rng.choice(sorted(game.pending(mirror.state)))
             command = rng.choice(game.legal_commands(mirror.state, seat))
@@ -396,6 +442,9 @@ class Measured:
     load: LoadResult
     server_cpu_s: float
     redis_cpu_s: float
+    #: Games created and seated before the run (the full path's), and the server CPU that took.
+    setup_games: int = 0
+    setup_cpu_s: float = 0.0
 
     @property
     def rate(self) -> float:
@@ -426,7 +475,13 @@ def combined(runs: Sequence[Measured]) -> Measured:
         load.moves_total += run.load.moves_total
         load.games_created += run.load.games_created
         load.client_cpu_window_s += run.load.client_cpu_window_s
-    return Measured(load, sum(r.server_cpu_s for r in runs), sum(r.redis_cpu_s for r in runs))
+    return Measured(
+        load,
+        sum(r.server_cpu_s for r in runs),
+        sum(r.redis_cpu_s for r in runs),
+        sum(r.setup_games for r in runs),
+        sum(r.setup_cpu_s for r in runs),
+    )
 
 
 @dataclass
@@ -447,8 +502,11 @@ async def measure_pair(app: App, pool: ProcessPoolExecutor, echo_port: int, in_f
     fulls: list[Measured] = []
     for _ in range(args.rounds):
         echoes.append(await measure_load(app, pool, "echo", port=echo_port, in_flight=in_flight, seconds=args.seconds))
+        games = games_needed(echoes[-1].rate, in_flight, args.seconds)
         fulls.append(
-            await measure_load(app, pool, "full", port=app.grpc_port, in_flight=in_flight, seconds=args.seconds)
+            await measure_load(
+                app, pool, "full", port=app.grpc_port, in_flight=in_flight, seconds=args.seconds, games=games
+            )
         )
     ratios = [f.rate / e.rate for e, f in zip(echoes, fulls, strict=True)]
     cpu = [f.server_cpu_us / e.server_cpu_us for e, f in zip(echoes, fulls, strict=True)]
@@ -461,15 +519,44 @@ async def redis_cpu(app: App) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
+def games_needed(rate: float, in_flight: int, seconds: float) -> int:
+    """How many games to prepare for a full-path run at ``in_flight`` that will not exceed ``rate`` moves
+    per second (the baseline's, measured just before): enough for its warm-up and window with a margin,
+    at :data:`MIN_MOVES_PER_GAME` moves a game, and at least one more game per driver."""
+    moves = rate * (WARMUP_S + seconds) * 1.25
+    return in_flight * (math.ceil(moves / in_flight / MIN_MOVES_PER_GAME) + 1)
+
+
 async def measure_load(
-    app: App, pool: ProcessPoolExecutor, kind: str, *, port: int, in_flight: int, seconds: float
+    app: App,
+    pool: ProcessPoolExecutor,
+    kind: str,
+    *,
+    port: int,
+    in_flight: int,
+    seconds: float,
+    games: int = 0,
+    profiler: cProfile.Profile | None = None,
 ) -> Measured:
-    """Run one load in the child process while this process serves it."""
-    cpu, redis_before = time.process_time(), await redis_cpu(app)
+    """Run one load in the child process while this process serves it. ``games`` are created and seated
+    first (their server CPU measured apart), for the full path to play; ``profiler`` profiles the run
+    without them."""
     seed = secrets.randbelow(1 << 30)
     loop = asyncio.get_running_loop()
-    load = await loop.run_in_executor(pool, run_load, kind, f"127.0.0.1:{port}", in_flight, seconds, seed)
-    return Measured(load, time.process_time() - cpu, await redis_cpu(app) - redis_before)
+    target = f"127.0.0.1:{port}"
+    cpu = time.process_time()
+    prepared = await loop.run_in_executor(pool, prepare_games, target, games, seed) if games else []
+    setup_cpu = time.process_time() - cpu
+    cpu, redis_before = time.process_time(), await redis_cpu(app)
+    if profiler:
+        profiler.enable()
+    try:
+        run = functools.partial(run_load, kind, target, in_flight, seconds, seed, prepared=prepared)
+        load = await loop.run_in_executor(pool, run)
+    finally:
+        if profiler:
+            profiler.disable()
+    return Measured(load, time.process_time() - cpu, await redis_cpu(app) - redis_before, games, setup_cpu)
 
 
 # --- c and d: a population of games in the store -------------------------------------------------------------
@@ -678,6 +765,8 @@ def summary_json(baseline: dict[int, Measured], full: dict[int, Measured], pairs
         summary[f"baseline_cpu_us_{n}"] = round(baseline[n].server_cpu_us, 1)
     p50 = percentile(full[1].load.latencies_ns, 0.5) / percentile(baseline[1].load.latencies_ns, 0.5)
     summary["p50_ratio_1"] = round(p50, 3)
+    games = sum(run.setup_games for run in full.values())
+    summary["setup_cpu_us_per_game"] = round(sum(run.setup_cpu_s for run in full.values()) / games * 1e6, 1)
     return json.dumps(summary, sort_keys=True)
 
 
@@ -685,11 +774,10 @@ async def profiled_full_path(app: App, pool: ProcessPoolExecutor, seconds: float
     """The full path at 16 in flight again, under cProfile in this (the server's) process; the top
     self-time functions as text."""
     profiler = cProfile.Profile()
-    profiler.enable()
-    try:
-        await measure_load(app, pool, "full", port=app.grpc_port, in_flight=16, seconds=seconds)
-    finally:
-        profiler.disable()
+    games = games_needed(3000, 16, seconds)
+    await measure_load(
+        app, pool, "full", port=app.grpc_port, in_flight=16, seconds=seconds, games=games, profiler=profiler
+    )
     if save:
         profiler.dump_stats(save)
     out = io.StringIO()
@@ -726,13 +814,27 @@ def print_load_tables(baseline: dict[int, Measured], full: dict[int, Measured], 
     print(
         "\nratio to baseline: calls/s over the baseline's calls/s at the same number in flight. Latency: the RPC "
         "alone (the full path's driver decides on its local mirror outside the timed call). CPU columns: per call "
-        "(baseline) or per move (its SubmitCommand, for b' also its GetViews, and its share of creating games), "
+        "(baseline) or per move (b: its SubmitCommand; b': also its GetViews and its share of creating games), "
         "over the whole run; client CPU: the load process's share of one core in the window."
     )
+    print(setup_line(full))
     print("\n### b'. Move with views (older driver: GetView before each SubmitCommand; not the target)\n")
     header = ["in flight", "moves/s", "GetView/move", "GetView p50 ms", "move p50 ms", "move p99 ms"]
     header += ["ratio SubmitCommand/s", "ratio RPCs/s", "ratio by server CPU"]
     table(header, [move_row(n, run, baseline[n]) for n, run in views.items()])
+
+
+def setup_line(full: dict[int, Measured]) -> str:
+    """What the full path's games cost to set up, before its runs, and how many its drivers had to create
+    during the runs (none, unless the prepared games ran out)."""
+    games = sum(run.setup_games for run in full.values())
+    cpu_us = sum(run.setup_cpu_s for run in full.values()) / games * 1e6 if games else 0.0
+    during = sum(run.load.games_created for run in full.values())
+    return (
+        f"\nb's games were created and seated before each run: {games} games, {cpu_us:.0f} µs of server CPU per "
+        f"game (CreateGame and {SEATS} ClaimSeats), not in the CPU per move above; games the drivers "
+        f"created during the runs (counted above): {during}."
+    )
 
 
 def print_rounds(pairs: dict[int, Paired]) -> None:
@@ -867,7 +969,12 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
     if hasattr(settings, "http_port"):  # servers with the REST gateway: keep it off the default port too
         settings = replace(settings, http_host="127.0.0.1", http_port=0)
     if hasattr(settings, "rate_calls"):  # servers with quotas: a load from one address is not what they limit
-        unlimited = {"rate_create_games": "0", "rate_claim_seats": "0", "rate_calls": "0", "max_streams_per_client": 0}
+        unlimited: dict[str, Any] = {
+            "rate_create_games": "0",
+            "rate_claim_seats": "0",
+            "rate_calls": "0",
+            "max_streams_per_client": 0,
+        }
         settings = replace(settings, **unlimited)
     configure_logging(settings.log_level)
     app = build_app(settings)
