@@ -516,9 +516,10 @@ def combined(runs: Sequence[Measured]) -> Measured:
 
 @dataclass
 class Paired:
-    """The baseline and the full path at one number in flight, measured in alternating windows (a baseline
-    window, then a full-path window, ``rounds`` times), so that both see the same share of a busy machine;
-    each side is its windows combined, and each pair of windows also gives its own ratio."""
+    """The baseline and the full path at one number in flight (or, for part a0, gRPC alone and the health
+    Check), measured in alternating windows (a baseline window, then the other, ``rounds`` times), so that
+    both see the same share of a busy machine; each side is its windows combined, and each pair of windows
+    also gives its own ratio."""
 
     baseline: Measured
     full: Measured
@@ -526,34 +527,48 @@ class Paired:
     round_cpu_ratios: list[float]
 
 
+async def alternating(
+    rounds: int, first: Callable[[], Awaitable[Measured]], second: Callable[[Measured], Awaitable[Measured]]
+) -> Paired:
+    """``rounds`` alternating windows: ``first``, then ``second`` (given the window of ``first`` just
+    measured), and again; ``first`` is the pair's baseline."""
+    firsts: list[Measured] = []
+    seconds: list[Measured] = []
+    for _ in range(rounds):
+        firsts.append(await first())
+        seconds.append(await second(firsts[-1]))
+    ratios = [b.rate / a.rate for a, b in zip(firsts, seconds, strict=True)]
+    cpu = [b.server_cpu_us / a.server_cpu_us for a, b in zip(firsts, seconds, strict=True)]
+    return Paired(combined(firsts), combined(seconds), ratios, cpu)
+
+
 async def measure_pair(app: App, pool: ProcessPoolExecutor, echo_port: int, in_flight: int, args: Any) -> Paired:
-    """``args.rounds`` alternating windows of the baseline and the full path at ``in_flight``."""
-    echoes: list[Measured] = []
-    fulls: list[Measured] = []
-    for _ in range(args.rounds):
-        echoes.append(await measure_load(app, pool, "echo", port=echo_port, in_flight=in_flight, seconds=args.seconds))
-        games = games_needed(echoes[-1].rate, in_flight, args.seconds)
-        fulls.append(
-            await measure_load(
-                app, pool, "full", port=app.grpc_port, in_flight=in_flight, seconds=args.seconds, games=games
-            )
+    """``args.rounds`` alternating windows of the baseline and the full path at ``in_flight``; each full-path
+    window plays games prepared for the rate of the baseline's window before it."""
+
+    def echo() -> Awaitable[Measured]:
+        return measure_load(app, pool, "echo", port=echo_port, in_flight=in_flight, seconds=args.seconds)
+
+    def full(echoed: Measured) -> Awaitable[Measured]:
+        games = games_needed(echoed.rate, in_flight, args.seconds)
+        return measure_load(
+            app, pool, "full", port=app.grpc_port, in_flight=in_flight, seconds=args.seconds, games=games
         )
-    ratios = [f.rate / e.rate for e, f in zip(echoes, fulls, strict=True)]
-    cpu = [f.server_cpu_us / e.server_cpu_us for e, f in zip(echoes, fulls, strict=True)]
-    return Paired(combined(echoes), combined(fulls), ratios, cpu)
+
+    return await alternating(args.rounds, echo, full)
 
 
 async def measure_layers(app: App, pool: ProcessPoolExecutor, bare_port: int, args: Any) -> Paired:
     """``args.rounds`` alternating windows at 16 in flight of gRPC alone (the echo without Redis) and of the
     Parlour server's health Check (no Redis either, through every layer the server wraps its handlers in)."""
-    bare: list[Measured] = []
-    health: list[Measured] = []
-    for _ in range(args.rounds):
-        bare.append(await measure_load(app, pool, "echo", port=bare_port, in_flight=16, seconds=args.seconds))
-        health.append(await measure_load(app, pool, "health", port=app.grpc_port, in_flight=16, seconds=args.seconds))
-    ratios = [h.rate / b.rate for b, h in zip(bare, health, strict=True)]
-    cpu = [h.server_cpu_us / b.server_cpu_us for b, h in zip(bare, health, strict=True)]
-    return Paired(combined(bare), combined(health), ratios, cpu)
+
+    def bare() -> Awaitable[Measured]:
+        return measure_load(app, pool, "echo", port=bare_port, in_flight=16, seconds=args.seconds)
+
+    def health(_: Measured) -> Awaitable[Measured]:
+        return measure_load(app, pool, "health", port=app.grpc_port, in_flight=16, seconds=args.seconds)
+
+    return await alternating(args.rounds, bare, health)
 
 
 def layers_bound(layers: Paired, baseline: Measured) -> float:
