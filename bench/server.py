@@ -197,23 +197,31 @@ async def _client_cpu(window: Window, result: LoadResult) -> None:
     result.client_cpu_window_s = time.process_time() - cpu
 
 
+async def _calls_until(
+    window: Window, result: LoadResult, request: Callable[[int], Any], call: Callable[[Any], Awaitable[Any]]
+) -> None:
+    """``call`` one after another with ``request(n)`` for the n-th (built before the clock starts) until the
+    window ends; every call is counted, those started in the window timed."""
+    number = 0
+    while time.perf_counter() < window.end:
+        message = request(number)
+        started = time.perf_counter()
+        await call(message)
+        done = time.perf_counter()
+        number += 1
+        result.calls_total += 1
+        if window.inside(started):
+            result.latencies_ns.append(round((done - started) * 1e9))
+
+
 def _echo_drivers(channel: grpc.aio.Channel, in_flight: int, seed: int, result: LoadResult) -> list[Driver]:
     echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ECHO_METHOD)  # bytes in and out
 
     def driver(caller: int) -> Driver:
-        async def run(window: Window) -> None:
-            version = 0
-            while time.perf_counter() < window.end:
-                payload = f"{seed}x{caller}:{version}:".encode().ljust(ECHO_PAYLOAD_BYTES, b".")
-                started = time.perf_counter()
-                await echo(payload)
-                done = time.perf_counter()
-                version += 1
-                result.calls_total += 1
-                if window.inside(started):
-                    result.latencies_ns.append(round((done - started) * 1e9))
+        def payload(version: int) -> bytes:
+            return f"{seed}x{caller}:{version}:".encode().ljust(ECHO_PAYLOAD_BYTES, b".")
 
-        return run
+        return lambda window: _calls_until(window, result, payload, echo)
 
     return [driver(caller) for caller in range(in_flight)]
 
@@ -222,17 +230,7 @@ def _health_drivers(channel: grpc.aio.Channel, in_flight: int, result: LoadResul
     """Callers of the standard health Check (no Redis behind it), through a Parlour server's every layer."""
     stub = health_pb2_grpc.HealthStub(channel)
     request = health_pb2.HealthCheckRequest(service="")
-
-    async def run(window: Window) -> None:
-        while time.perf_counter() < window.end:
-            started = time.perf_counter()
-            await stub.Check(request)
-            done = time.perf_counter()
-            result.calls_total += 1
-            if window.inside(started):
-                result.latencies_ns.append(round((done - started) * 1e9))
-
-    return [run] * in_flight
+    return [lambda window: _calls_until(window, result, lambda _: request, stub.Check)] * in_flight
 
 
 @dataclass
@@ -571,12 +569,16 @@ async def measure_layers(app: App, pool: ProcessPoolExecutor, bare_port: int, ar
     return await alternating(args.rounds, bare, health)
 
 
+def layers_cost_us(layers: Paired) -> float:
+    """Server CPU µs per call the health Check costs over gRPC alone: the layers and the health servicer."""
+    return layers.full.server_cpu_us - layers.baseline.server_cpu_us
+
+
 def layers_bound(layers: Paired, baseline: Measured) -> float:
     """The server CPU per command, over the baseline's, of a SubmitCommand that cost the server only what the
     baseline's call costs plus what the layers cost a health Check over gRPC alone: the least the full path
     can reach while its handlers pass through those layers."""
-    extra = layers.full.server_cpu_us - layers.baseline.server_cpu_us
-    return (baseline.server_cpu_us + extra) / baseline.server_cpu_us
+    return (baseline.server_cpu_us + layers_cost_us(layers)) / baseline.server_cpu_us
 
 
 async def redis_cpu(app: App) -> float:
@@ -840,8 +842,7 @@ def summary_json(
         summary[f"baseline_cpu_us_{n}"] = round(baseline[n].server_cpu_us, 1)
     p50 = percentile(full[1].load.latencies_ns, 0.5) / percentile(baseline[1].load.latencies_ns, 0.5)
     summary["p50_ratio_1"] = round(p50, 3)
-    games = sum(run.setup_games for run in full.values())
-    summary["setup_cpu_us_per_game"] = round(sum(run.setup_cpu_s for run in full.values()) / games * 1e6, 1)
+    summary["setup_cpu_us_per_game"] = round(setup_cpu_us_per_game(full), 1)
     return json.dumps(summary, sort_keys=True)
 
 
@@ -915,11 +916,17 @@ def print_load_tables(baseline: dict[int, Measured], full: dict[int, Measured], 
     table(header, [move_row(n, run, baseline[n]) for n, run in views.items()])
 
 
+def setup_cpu_us_per_game(full: dict[int, Measured]) -> float:
+    """Server CPU µs per game the full path's runs created and seated before they started (0 for none)."""
+    games = sum(run.setup_games for run in full.values())
+    return sum(run.setup_cpu_s for run in full.values()) / games * 1e6 if games else 0.0
+
+
 def setup_line(full: dict[int, Measured]) -> str:
     """What the full path's games cost to set up, before its runs, and how many its drivers had to create
     during the runs (none, unless the prepared games ran out)."""
     games = sum(run.setup_games for run in full.values())
-    cpu_us = sum(run.setup_cpu_s for run in full.values()) / games * 1e6 if games else 0.0
+    cpu_us = setup_cpu_us_per_game(full)
     during = sum(run.load.games_created for run in full.values())
     return (
         f"\nb's games were created and seated before each run: {games} games, {cpu_us:.0f} µs of server CPU per "
@@ -951,15 +958,14 @@ def print_layers(layers: Paired, baseline: Measured) -> None:
     }
     rows = [[name, f"{run.rate:.0f}", f"{run.server_cpu_us:.0f}"] for name, run in runs.items()]
     table(["call", "calls/s", "server CPU µs per call"], rows)
-    extra = layers.full.server_cpu_us - layers.baseline.server_cpu_us
     per_round = " / ".join(f"{r:.2f}" for r in layers.round_cpu_ratios)
     print(
-        f"\nThe layers (request id, size limit, quotas, error mapping) and the health servicer cost {extra:.0f} µs "
-        f"of server CPU per call (CPU ratio per round: {per_round}). A SubmitCommand that cost the server only "
-        f"the baseline's call and these layers would use {layers_bound(layers, baseline):.2f}x the baseline's "
-        f"CPU at 16 in flight (target for the whole command ≤ {TARGET_CPU_RATIO}x): what is left under the "
-        "target is what the command itself may cost (authorization, decoding, the engine, the state cache, the "
-        "reply, metrics and observers)."
+        "\nThe layers (request id, size limit, quotas, error mapping) and the health servicer cost "
+        f"{layers_cost_us(layers):.0f} µs of server CPU per call (CPU ratio per round: {per_round}). A "
+        "SubmitCommand that cost the server only the baseline's call and these layers would use "
+        f"{layers_bound(layers, baseline):.2f}x the baseline's CPU at 16 in flight (target for the whole command "
+        f"≤ {TARGET_CPU_RATIO}x): what is left under the target is what the command itself may cost "
+        "(authorization, decoding, the engine, the state cache, the reply, metrics and observers)."
     )
 
 
