@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 
 from engines.errors import ConfigError, GameOverError, NotYourTurnError
 from engines.prng import Prng
+from engines.rules import RulesVersion
 
 __all__ = [
     "Game",
@@ -26,6 +27,7 @@ __all__ = [
     "OptionSpec",
     "Result",
     "SeatResult",
+    "VersionedRules",
     "advance",
     "commit_seed",
     "copy_messages",
@@ -128,8 +130,26 @@ class Result:
         return tuple(s.seat for s in self.standings if s.rank == 1)
 
 
+class VersionedRules(Protocol):
+    """The rules of one version of a game: whatever data and flags the game reads, and ``version``, which
+    names them (:class:`~engines.rules.RulesVersion`: the name, the data files they were read from, the
+    flags)."""
+
+    @property
+    def version(self) -> RulesVersion:
+        """The identity of these rules."""
+        ...
+
+
 class Game(Protocol[S, C, E, V]):
     """What every game implements. All methods are pure: same inputs, same outputs, no side effects.
+
+    One game object is one rules version of one game (``engines/<game>/versions.py`` lists them):
+    ``rules`` holds that version's data and flags, and ``spec.rules_version`` is ``rules.version.name``.
+    The states the object folds carry its rules in their field ``rules`` (declared with
+    :data:`engines.snapshot.GIVEN`, set by ``evolve`` from the first event), and everything that decides,
+    folds or views a state reads the data from there: two versions live side by side in one process, and
+    a game is always played by the rules it began under.
 
     ``command_type``, ``event_type`` and ``view_type`` are the game's Protobuf message classes; the field
     of the ``parlour.v1.Command``/``Event``/``GameView`` envelopes that carries them is ``spec.name``.
@@ -138,6 +158,7 @@ class Game(Protocol[S, C, E, V]):
     """
 
     spec: GameSpec
+    rules: VersionedRules
     state_type: type[S]
     command_type: type[C]
     event_type: type[E]

@@ -9,6 +9,10 @@ instead of trusting a snapshot it cannot read.
 :attr:`StateCodec.fingerprint` digests the shape of a state class (field names and their types, enum values,
 recursively; class names left out). A snapshot is tagged with it, so a snapshot written before a change of
 shape is never decoded into the new shape: it is skipped and the log is folded.
+
+A field declared with ``dataclasses.field(metadata=GIVEN)`` is not stored: it holds something the game
+itself knows (the rules of its version, :mod:`engines.rules`), and the game gives it back to
+:class:`StateCodec` (``given``), so a snapshot holds only what the events changed.
 """
 
 from __future__ import annotations
@@ -18,16 +22,19 @@ import hashlib
 import json
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
-__all__ = ["FORMAT", "SnapshotError", "StateCodec", "encode_state"]
+__all__ = ["FORMAT", "GIVEN", "SnapshotError", "StateCodec", "encode_state"]
 
 #: The version of this encoding (bumped if the JSON layout itself ever changes).
 FORMAT = "state-json-1"
 
 _Decoder = Callable[[Any, str], Any]
+
+#: The metadata of a state field a snapshot does not store (the game gives its value back when decoding).
+GIVEN: Mapping[str, str] = types.MappingProxyType({"parlour.snapshot": "given"})
 
 
 class SnapshotError(ValueError):
@@ -43,13 +50,15 @@ class StateCodec:
     """Encodes and decodes the states of one state class. Build it once per game: reading the class's type
     hints is done here, so decoding a snapshot costs about as much as folding a few events."""
 
-    def __init__(self, state_type: type[Any]) -> None:
-        """Raises :class:`SnapshotError` if ``state_type`` holds a value this encoding cannot express."""
+    def __init__(self, state_type: type[Any], given: Mapping[str, Any] | None = None) -> None:
+        """``given``: the value of each field declared with :data:`GIVEN` (by field name), put back into
+        every decoded state. Raises :class:`SnapshotError` if ``state_type`` holds a value this encoding
+        cannot express, or a given field ``given`` lacks."""
         self.state_type = state_type
         #: A short digest of the shape of the state class (12 hex digits): field names and their types,
         #: enum values, recursively; class names are left out, so moving or renaming a class keeps it.
         self.fingerprint = hashlib.sha256(_shape(state_type, ()).encode()).hexdigest()[:12]
-        self._decoder = _decoder(state_type)
+        self._decoder = _decoder(state_type, dict(given or {}))
 
     def encode(self, state: Any) -> bytes:
         """``state`` as bytes (see :func:`encode_state`)."""
@@ -72,7 +81,7 @@ def _encode(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value) if not _is_given(f)}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {name: _encode(item) for name, item in zip(value._fields, value, strict=True)}
     if isinstance(value, tuple | list):
@@ -84,16 +93,27 @@ def _is_record(hint: Any) -> bool:
     return isinstance(hint, type) and (dataclasses.is_dataclass(hint) or hasattr(hint, "_fields"))
 
 
+def _is_given(field: dataclasses.Field[Any]) -> bool:
+    return field.metadata.get("parlour.snapshot") == "given"
+
+
 def _field_names(cls: type[Any]) -> list[str]:
-    return [f.name for f in dataclasses.fields(cls)] if dataclasses.is_dataclass(cls) else list(cls._fields)
+    """The stored fields of a record class (a dataclass's given fields left out)."""
+    if dataclasses.is_dataclass(cls):
+        return [f.name for f in dataclasses.fields(cls) if not _is_given(f)]
+    return list(cls._fields)
 
 
-def _decoder(hint: Any) -> _Decoder:
+def _given_names(cls: type[Any]) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls) if _is_given(f)] if dataclasses.is_dataclass(cls) else []
+
+
+def _decoder(hint: Any, given: dict[str, Any]) -> _Decoder:
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        return _union_decoder(hint)
+        return _union_decoder(hint, given)
     if origin is tuple:
-        return _tuple_decoder(hint)
+        return _tuple_decoder(hint, given)
     if isinstance(hint, type) and issubclass(hint, Enum):
         return _enum_decoder(hint)
     if hint is bytes:
@@ -101,7 +121,7 @@ def _decoder(hint: Any) -> _Decoder:
     if hint in (bool, int, float, str):
         return lambda tree, where: _expect(hint, tree, where)
     if _is_record(hint):
-        return _record_decoder(hint)
+        return _record_decoder(hint, given)
     raise SnapshotError(f"cannot decode a value of type {hint!r}")
 
 
@@ -123,21 +143,21 @@ def _enum_decoder(kind: type[Enum]) -> _Decoder:
     return decode
 
 
-def _union_decoder(hint: Any) -> _Decoder:
+def _union_decoder(hint: Any, given: dict[str, Any]) -> _Decoder:
     options = typing.get_args(hint)
     concrete = [option for option in options if option is not type(None)]
     if len(concrete) != 1 or type(None) not in options:
         raise SnapshotError(f"cannot decode a value of type {hint!r}: only X | None unions are supported")
-    inner = _decoder(concrete[0])
+    inner = _decoder(concrete[0], given)
     return lambda tree, where: None if tree is None else inner(tree, where)
 
 
-def _tuple_decoder(hint: Any) -> _Decoder:
+def _tuple_decoder(hint: Any, given: dict[str, Any]) -> _Decoder:
     args = typing.get_args(hint)
     if len(args) == 2 and args[1] is Ellipsis:
-        item = _decoder(args[0])
+        item = _decoder(args[0], given)
         return lambda tree, where: tuple(item(x, f"{where}[{i}]") for i, x in enumerate(_expect(list, tree, where)))
-    items = [_decoder(arg) for arg in args]
+    items = [_decoder(arg, given) for arg in args]
 
     def decode(tree: Any, where: str) -> tuple[Any, ...]:
         values = _expect(list, tree, where)
@@ -148,18 +168,23 @@ def _tuple_decoder(hint: Any) -> _Decoder:
     return decode
 
 
-def _record_decoder(cls: type[Any]) -> _Decoder:
+def _record_decoder(cls: type[Any], given: dict[str, Any]) -> _Decoder:
     hints = typing.get_type_hints(cls)
     names = _field_names(cls)
-    fields = {name: _decoder(hints[name]) for name in names}
+    fields = {name: _decoder(hints[name], given) for name in names}
     expected = set(names)
+    lacking = [name for name in _given_names(cls) if name not in given]
+    if lacking:
+        raise SnapshotError(f"{cls.__name__}.{lacking[0]} is not stored in snapshots: give its value to StateCodec")
+    constants = {name: given[name] for name in _given_names(cls)}
 
     def decode(tree: Any, where: str) -> Any:
-        given = _expect(dict, tree, where)
-        if given.keys() != expected:
-            missing, unknown = sorted(expected - given.keys()), sorted(given.keys() - expected)
+        stored = _expect(dict, tree, where)
+        if stored.keys() != expected:
+            missing, unknown = sorted(expected - stored.keys()), sorted(stored.keys() - expected)
             raise SnapshotError(f"{where}: fields do not match (missing {missing}, unknown {unknown})")
-        return cls(**{name: field(given[name], f"{where}.{name}") for name, field in fields.items()})
+        values = {name: field(stored[name], f"{where}.{name}") for name, field in fields.items()}
+        return cls(**values, **constants)
 
     return decode
 
