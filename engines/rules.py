@@ -39,6 +39,14 @@ class DataFile:
         result: object = json.loads(self.content)
         return result
 
+    def canonical(self) -> bytes:
+        """What the fingerprint digests: a JSON file's data in canonical form (keys sorted, no spaces,
+        ``_comment`` entries left out: a comment or a change of layout decides nothing), any other file's
+        bytes as they are."""
+        if not self.path.endswith(".json"):
+            return self.content
+        return json.dumps(_without_comments(self.json()), sort_keys=True, separators=(",", ":")).encode()
+
 
 @dataclass(frozen=True)
 class RulesVersion:
@@ -77,11 +85,11 @@ class RulesVersion:
         raise KeyError(f"{self.name} has no data file {path}")
 
     def fingerprint(self) -> str:
-        """SHA-256 (hex) of the name, each data file's path and bytes, and the flags: what a released
-        version must keep forever."""
+        """SHA-256 (hex) of the name, each data file's path and content (:meth:`DataFile.canonical`), and
+        the flags: what a released version must keep forever."""
         digest = hashlib.sha256(b"parlour-rules-v1\0" + self.name.encode() + b"\0")
         for data in sorted(self.files, key=lambda f: f.path):
-            digest.update(data.path.encode() + b"\0" + hashlib.sha256(data.content).digest())
+            digest.update(data.path.encode() + b"\0" + hashlib.sha256(data.canonical()).digest())
         for name, value in self.flags:
             digest.update(f"flag:{name}={value}\0".encode())
         return digest.hexdigest()
@@ -90,6 +98,14 @@ class RulesVersion:
     def of(cls, name: str, files: tuple[DataFile, ...] = (), flags: Mapping[str, str] | None = None) -> RulesVersion:
         """A version with its flags sorted (``flags`` may be given in any order)."""
         return cls(name, files, tuple(sorted((flags or {}).items())))
+
+
+def _without_comments(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_comments(v) for k, v in value.items() if k != "_comment"}
+    if isinstance(value, list):
+        return [_without_comments(v) for v in value]
+    return value
 
 
 def data_file(package: str, file: str) -> DataFile:
