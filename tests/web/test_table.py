@@ -7,10 +7,8 @@ is on the page exactly once; and colour never carries a fact alone."""
 
 from __future__ import annotations
 
-import base64
 import random
 import re
-import uuid
 from typing import Any
 
 import pytest
@@ -18,66 +16,29 @@ from playwright.async_api import Page, expect
 
 from tests.rest.harness import JsonClient
 from tests.web.games import GAMES, SHOWN_TEXT, codes_in
-
-NAMES = ["Anna", "Ben", "Carl", "Dora", "Emil"]
-
-
-async def _table(api: JsonClient, game: str, seats: int, seed: str, **body: Any) -> tuple[str, dict[int, str]]:
-    """A new game dealt from ``seed`` with every seat claimed (Anna, Ben, ...); (game id, tokens by seat)."""
-    created = await api.call(
-        "POST", "/v1/games", {"game": game, "seats": seats, "seed": base64.b64encode(seed.encode()).decode(), **body}
-    )
-    game_id = created["game"]["gameId"]
-    tokens: dict[int, str] = {}
-    for name in NAMES[:seats]:
-        claimed = await api.call("POST", f"/v1/games/{game_id}/seats", {"playerName": name})
-        tokens[claimed["seat"]] = claimed["seatToken"]
-    return game_id, tokens
-
-
-async def _view(api: JsonClient, game_id: str, tokens: dict[int, str], seat: int) -> dict[str, Any]:
-    return (await api.call("GET", f"/v1/games/{game_id}/view", token=tokens[seat], seat=seat))["view"]  # type: ignore[no-any-return]
-
-
-async def _move(api: JsonClient, game_id: str, tokens: dict[int, str], rng: random.Random) -> int:
-    """One random legal command of the first pending seat; the game's version after it."""
-    seat = (await api.call("GET", f"/v1/games/{game_id}/view"))["view"]["pendingSeats"][0]
-    view = await _view(api, game_id, tokens, seat)
-    body = {"seat": seat, "command": rng.choice(view["legalCommands"]), "commandId": uuid.uuid4().hex}
-    return int((await api.call("POST", f"/v1/games/{game_id}/commands", body, token=tokens[seat]))["version"])
-
-
-async def _sit(page: Page, game_id: str, tokens: dict[int, str], seat: int) -> None:
-    """Open the seat's page through its invitation link."""
-    await page.goto(f"/#/play/{game_id}/{seat}?token={tokens[seat]}")
-    await expect(page.locator("h1")).to_contain_text(f"playing as {NAMES[seat]} (seat {seat})")
-
-
-async def _at(page: Page, version: int | str) -> None:
-    """Wait until the page shows the board at ``version``."""
-    await expect(page.locator("#board")).to_have_attribute("data-version", str(version))
+from tests.web.helpers import NAMES, at, move, seat_view, sit, table
 
 
 async def test_a_five_seat_verraeter_table_shows_no_data_id(page: Page, api: JsonClient) -> None:
-    game_id, tokens = await _table(api, "verraeter", 5, "five seats of verraeter")
-    view = await _view(api, game_id, tokens, 0)
+    game_id, tokens = await table(api, "verraeter", 5, "five seats of verraeter")
+    view = await seat_view(api, game_id, tokens, 0)
     assert "land5p" in {land["type"] for land in view["verraeter"]["lands"]}  # the 5-player lands are laid
-    await _sit(page, game_id, tokens, 0)
+    await sit(page, game_id, tokens, 0)
     await expect(page.locator(".land-type", has_text="5-player land")).to_have_count(2)
     rng = random.Random(5)
     for _ in range(12):
-        version = await _move(api, game_id, tokens, rng)
-        await _at(page, version)
+        version = await move(api, game_id, tokens, rng)
+        await at(page, version)
         assert codes_in(await page.evaluate(SHOWN_TEXT)) == [], version
     await page.goto(f"/#/watch/{game_id}")
-    await _at(page, version)
+    await at(page, version)
     await expect(page.locator("#event-log li").first).to_be_visible()
     assert codes_in(await page.evaluate(SHOWN_TEXT)) == []
 
 
 async def test_a_sealed_choice_says_it_waits_for_the_others(page: Page, api: JsonClient) -> None:
-    game_id, tokens = await _table(api, "libertalia", 3, "a sealed choice of libertalia")
-    await _sit(page, game_id, tokens, 0)
+    game_id, tokens = await table(api, "libertalia", 3, "a sealed choice of libertalia")
+    await sit(page, game_id, tokens, 0)
     turn = page.locator("#turn")
     await expect(turn).to_contain_text("the others choose at the same time")
     await page.locator("[data-legal-command]:visible").first.click()
@@ -86,8 +47,8 @@ async def test_a_sealed_choice_says_it_waits_for_the_others(page: Page, api: Jso
 
 
 async def test_a_clocked_table_shows_the_clock(page: Page, api: JsonClient) -> None:
-    game_id, tokens = await _table(api, "libertalia", 3, "a clocked libertalia table", timeControl={"moveMs": 60000})
-    await _sit(page, game_id, tokens, 0)
+    game_id, tokens = await table(api, "libertalia", 3, "a clocked libertalia table", timeControl={"moveMs": 60000})
+    await sit(page, game_id, tokens, 0)
     clock = page.locator("#clock")
     await expect(clock).to_have_text(re.compile(r"^your clock: about (60|59|58) s of 60 s for this move"))
     await page.locator("[data-legal-command]:visible").first.click()
@@ -95,21 +56,21 @@ async def test_a_clocked_table_shows_the_clock(page: Page, api: JsonClient) -> N
 
 
 async def test_choosing_which_ability_resolves_first_is_a_numbered_list(page: Page, api: JsonClient) -> None:
-    game_id, tokens = await _table(api, "libertalia", 3, "an ordering of libertalia")
+    game_id, tokens = await table(api, "libertalia", 3, "an ordering of libertalia")
     rng = random.Random(7)
     for _ in range(300):
         prompt = (await api.call("GET", f"/v1/games/{game_id}/view"))["view"]["libertalia"].get("prompt")
         if prompt and prompt["kind"] == "LIBERTALIA_CHOICE_KIND_ORDER":
             break
-        await _move(api, game_id, tokens, rng)
+        await move(api, game_id, tokens, rng)
     else:
         pytest.fail("no seat was asked to order its abilities")
     seat = prompt["seat"]
-    view = await _view(api, game_id, tokens, seat)
+    view = await seat_view(api, game_id, tokens, seat)
     assert len(view["legalCommands"]) > 1
     assert all("chooseAbility" in c["libertalia"] for c in view["legalCommands"])
-    await _sit(page, game_id, tokens, seat)
-    await _at(page, view["version"])
+    await sit(page, game_id, tokens, seat)
+    await at(page, view["version"])
     await expect(page.locator("#actions h2")).to_contain_text("Which resolves first?")
     items = page.locator("#actions ol.ordering > li")
     await expect(items).to_have_count(len(view["legalCommands"]))
@@ -155,14 +116,14 @@ def _colour_problems(coloured: list[dict[str, Any]]) -> list[dict[str, Any]]:
 async def test_every_legal_command_is_on_the_page_once_and_colour_never_says_a_thing_alone(
     page: Page, api: JsonClient, game: str
 ) -> None:
-    game_id, tokens = await _table(api, game, 3, f"every command of {game} on the page")
-    await _sit(page, game_id, tokens, 0)
+    game_id, tokens = await table(api, game, 3, f"every command of {game} on the page")
+    await sit(page, game_id, tokens, 0)
     rng = random.Random(game)
     checked = 0
     for _ in range(80):
-        view = await _view(api, game_id, tokens, 0)
+        view = await seat_view(api, game_id, tokens, 0)
         if view["legalCommands"]:
-            await _at(page, view["version"])
+            await at(page, view["version"])
             controls = await page.evaluate(_CONTROLS)
             assert sorted(index for index, _ in controls) == list(range(len(view["legalCommands"]))), view["version"]
             assert all(reachable for _, reachable in controls), controls
@@ -170,5 +131,5 @@ async def test_every_legal_command_is_on_the_page_once_and_colour_never_says_a_t
             checked += 1
             if checked == 4:
                 return
-        await _move(api, game_id, tokens, rng)
+        await move(api, game_id, tokens, rng)
     pytest.fail(f"seat 0 had commands only {checked} times")
