@@ -1,117 +1,21 @@
-// Playing at the table, and making a new table: the lobby's "new game" form and the play page.
-// Routes: #/new  ·  #/play/<game id>/<seat>?token=<seat token> (the token is kept in this browser and
-// removed from the address at once; everything after `#` stays in the browser, so it never reaches a log).
-import { ApiError, claimSeat, createGame, gameTypes, getGame, getSeatView, submitCommand, watchSeat } from "./api.js";
-import { commandButton, commandKind, describeEvent, distinctNames, el, genericLabel, playerName } from "./games/common.js";
+// Playing at the table: #/play/<game id>/<seat>?token=<seat token>. The token is kept in this browser and
+// removed from the address at once (everything after `#` stays in the browser, so it never reaches a log).
+// The page follows the seat's event stream; while the server cannot be reached it says so and nothing can
+// be clicked, and a move that could not be sent is sent again (with the same command id) once it is back.
+import { UNREACHABLE, allEvents, getGame, getSeatView, newCommandId, sentence, submitCommand, unreachable, watchSeat } from "./api.js";
+import { FINISHED, RENDERERS, lastMove, lastMoveText, markLastMove, namesOf, renderBoard } from "./board.js";
+import { commandButton, commandKind, describeEvent, el, genericLabel, playerName } from "./games/common.js";
+import { chime, soundToggle, tabTitle } from "./signals.js";
+import * as store from "./store.js";
 
-const FINISHED = "GAME_STATUS_FINISHED";
-const storageKey = (id, seat) => `parlour:seat-token:${id}:${seat}`;
-
-// --- a new table ------------------------------------------------------------------------------------
-
-const SEAT_KINDS = [
-  ["person", "a person (gets an invitation link)"],
-  ["house:greedy", "greedy bot, played by the server"],
-  ["house:random", "random bot, played by the server"],
-  ["open", "a bot you run (`parlour bot --join`) or any program that claims the seat"],
-];
-
-function seatRow(n) {
-  const kind = el("select", { name: `seat-${n}-kind`, id: `seat-${n}-kind`, "aria-label": `seat ${n}: who plays` },
-    SEAT_KINDS.map(([value, label]) => el("option", { value, selected: n > 0 && value === "house:greedy" }, label)));
-  const name = el("input", { name: `seat-${n}-name`, id: `seat-${n}-name`, value: n === 0 ? "You" : `Player ${n + 1}`, maxlength: 64, "aria-label": `seat ${n}: player's name` });
-  const sync = () => { name.disabled = kind.value !== "person"; };
-  kind.addEventListener("change", sync);
-  sync();
-  return el("li", { class: "seat-choice" }, el("span", { class: "label" }, `seat ${n}`), kind, " name ", name);
-}
-
-export async function newGamePage(main) {
-  const { gameTypes: types } = await gameTypes();
-  const game = el("select", { id: "new-game", name: "game", "aria-label": "game" }, types.map((t) => el("option", { value: t.name }, t.title)));
-  const seats = el("input", { id: "new-seats", name: "seats", type: "number", "aria-label": "number of seats" });
-  const options = el("fieldset", { id: "new-options" });
-  const seatList = el("ol", { id: "new-seat-list", class: "seat-list" });
-  const error = el("p", { class: "error", role: "alert", id: "new-error" });
-  const result = el("div", { id: "invitations" });
-  const typeOf = () => types.find((t) => t.name === game.value);
-  const drawSeats = () => seatList.replaceChildren(...Array.from({ length: Number(seats.value) || 0 }, (_, n) => seatRow(n)));
-  const drawType = () => {
-    const t = typeOf();
-    Object.assign(seats, { min: t.minSeats, max: t.maxSeats, value: Math.min(Math.max(3, t.minSeats), t.maxSeats) });
-    options.replaceChildren(el("legend", {}, "Options"), (t.options || []).map((o) => {
-      const id = `option-${o.name}`;
-      const input = o.allowedValues?.length
-        ? el("select", { id, name: o.name }, o.allowedValues.map((v) => el("option", { value: v, selected: v === o.defaultValue }, v)))
-        : el("input", { id, name: o.name, value: o.defaultValue });
-      return el("div", { class: "option" }, el("label", { for: id }, o.name.replace(/_/g, " "), " "), input, el("small", { class: "note" }, ` ${o.description}`));
-    }));
-    drawSeats();
-  };
-  game.addEventListener("change", drawType);
-  seats.addEventListener("change", drawSeats);
-  const create = el("button", { type: "submit", id: "create-game" }, "Create the table");
-  const form = el("form", { id: "new-game-form", class: "new-game" },
-    el("p", {}, el("label", { for: "new-game" }, "Game "), game, " ", el("label", { for: "new-seats" }, "seats "), seats),
-    options, el("h2", {}, "Who plays each seat"), seatList,
-    el("p", {}, el("label", { for: "api-key" }, "API key "), el("input", { id: "api-key", name: "api-key", type: "password", autocomplete: "off" }),
-      el("small", { class: "note" }, " only if this server asks for one (it is sent with this request, never stored)")),
-    create, error);
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    error.textContent = "";
-    create.disabled = true;
-    try {
-      result.replaceChildren(await createTable(typeOf(), Number(seats.value), form));
-      form.hidden = true;
-    } catch (failure) {
-      error.textContent = failure instanceof ApiError ? failure.message : String(failure);
-    } finally {
-      create.disabled = false;
-    }
-  });
-  main.replaceChildren(el("h1", {}, "New table"), form, result);
-  drawType();
-}
-
-async function createTable(type, count, form) {
-  const value = (name) => form.elements[name]?.value;
-  const options = Object.fromEntries((type.options || []).map((o) => [o.name, value(o.name)]));
-  const kinds = Array.from({ length: count }, (_, n) => value(`seat-${n}-kind`));
-  const houseBots = kinds.flatMap((k, seat) => (k.startsWith("house:") ? [{ seat, strategy: k.slice(6) }] : []));
-  const apiKey = value("api-key") || undefined;
-  const summary = await createGame({ game: type.name, seats: count, options, houseBots }, apiKey);
-  const id = summary.gameId;
-  const links = [];
-  for (const [seat, kind] of kinds.entries()) {
-    if (kind !== "person") continue;
-    const claimed = await claimSeat(id, seat, value(`seat-${seat}-name`) || `Player ${seat + 1}`, apiKey);
-    const href = `${location.origin}${location.pathname}#/play/${id}/${seat}?token=${encodeURIComponent(claimed.seatToken)}`;
-    links.push(el("li", { "data-seat": seat }, el("b", {}, `seat ${seat} (${value(`seat-${seat}-name`)})`), ": ",
-      el("a", { href, class: "invitation", "data-seat": seat }, "take this seat"), " ",
-      el("input", { readonly: true, value: href, class: "mono link-copy", "aria-label": `invitation link of seat ${seat}`, onfocus: (e) => e.target.select() })));
-  }
-  const open = kinds.flatMap((k, seat) => (k === "open" ? [seat] : []));
-  return el("section", { class: "invitations" },
-    el("h2", {}, `Table ${type.title} created`),
-    el("p", { class: "warning", role: "note" }, "⚠ Each link below is shown only this once and carries its seat's secret: whoever has a link plays that seat. ",
-      "Copy each now and give it only to its player (open your own in this browser)."),
-    el("ol", { class: "links" }, links),
-    open.length ? el("div", { class: "open-seats" }, el("p", {}, `Seat${open.length > 1 ? "s" : ""} ${open.join(", ")} ${open.length > 1 ? "are" : "is"} open: run a bot for ${open.length > 1 ? "each" : "it"} (or let any program claim ${open.length > 1 ? "them" : "it"} with ClaimSeat; 50051 is the default gRPC port):`),
-      open.map((seat) => el("pre", { class: "mono", "data-seat": seat }, `parlour bot --server ${location.hostname}:50051 --name bot-${seat} --strategy greedy --join ${id} --seat ${seat}`))) : null,
-    el("p", {}, el("a", { href: `#/watch/${id}` }, "watch as a spectator")));
-}
-
-// --- at the table -----------------------------------------------------------------------------------
-
-function seatToken(id, seat, params) {
+function takeToken(id, seat, params) {
   const given = params.get("token");
   if (given) {
-    try { localStorage.setItem(storageKey(id, seat), given); } catch { /* private mode: kept in memory only */ }
+    store.keepSeatToken(id, seat, given);
     history.replaceState(null, "", `#/play/${id}/${seat}`); // the token leaves the address bar
     return given;
   }
-  try { return localStorage.getItem(storageKey(id, seat)); } catch { return null; }
+  return store.seatToken(id, seat);
 }
 
 function labelled(view, context, game, index) {
@@ -135,50 +39,138 @@ function statusText(view, context) {
   return others.length ? `Waiting for ${others[0]}.` : "Waiting…";
 }
 
-export async function playPage(main, id, seat, params, { titles, renderBoard, setLeave, connection, renderers }) {
-  const token = seatToken(id, seat, params);
+// The seat's clock, estimated in the browser (the API gives no deadline): the move time left since the turn
+// began (the time the server recorded the event that made it the seat's move), and the bank left after the
+// seat's earlier moves (each event says how long its command took).
+function clockText(tc, mine, since, events, seat) {
+  const perMove = Number(tc.moveMs || 0) / 1000;
+  if (!mine) return `clock: ${perMove} s a move`;
+  const moves = new Map(events.filter((e) => e.seat === seat && e.commandId).map((e) => [e.commandId, Number(e.thinkTimeMs || 0) / 1000]));
+  let bank = Number(tc.bankMs || 0) / 1000;
+  for (const took of moves.values()) bank = Math.max(0, bank - Math.max(0, took - perMove)) + Number(tc.incrementMs || 0) / 1000;
+  const used = (Date.now() - since) / 1000;
+  const left = Math.max(0, Math.round(perMove - used));
+  const bankLeft = Math.max(0, Math.round(bank - Math.max(0, used - perMove)));
+  return `your clock: about ${left} s of ${perMove} s for this move (+ bank about ${bankLeft} s)`;
+}
+
+// Loads the table; while the server cannot be reached, the board this tab saw last (greyed out), if any.
+// The seat's events so far come with it, so the log and the last move are there from the first drawing.
+async function load(id, seat, token) {
+  try {
+    const [summary, view, past] = await Promise.all([getGame(id), getSeatView(id, seat, token), allEvents(id, seat, token)]);
+    return { summary, view, past, offline: false };
+  } catch (failure) {
+    const last = unreachable(failure) && store.lastBoard(id, seat);
+    if (!last) throw failure;
+    return { ...last, past: [], offline: true };
+  }
+}
+
+export async function playPage(main, id, seat, params, { titles, setLeave, connection }) {
+  const token = takeToken(id, seat, params);
   if (!token) {
-    main.replaceChildren(el("p", { class: "error", role: "alert" }, `This browser holds no token for seat ${seat} of this game: open the seat's invitation link.`));
+    main.replaceChildren(el("p", { class: "error", role: "alert" }, `This browser holds no token for seat ${seat} of this game: open the seat's invitation link.`),
+      el("p", {}, el("a", { href: "#/" }, "Back to the lobby")));
     return;
   }
-  let summary = await getGame(id);
-  const names = () => distinctNames((summary.seats || []).map((s) => s.playerName || ""));
-  const game = renderers[summary.game];
-  const context = { names: names(), seat };
-  let view = await getSeatView(id, seat, token);
+  let { summary, view, past, offline } = await load(id, seat, token);
+  let stale = offline; // the summary is this tab's copy, to read again once the server answers
+  const game = RENDERERS[summary.game];
+  const title = titles[summary.game] || summary.game;
+  const context = { names: namesOf(summary), seat };
   const status = el("p", { id: "turn", class: "turn", role: "status", "aria-live": "polite" });
+  const hint = el("p", { id: "hint", class: "hint" });
   const error = el("p", { id: "command-error", class: "error", role: "alert" });
-  const boardSlot = el("div", { class: "board-slot" });
+  const recent = el("p", { id: "last-move", class: "last-move-line" });
+  const boardSlot = el("div", { class: "board-slot", tabindex: "-1", "aria-label": "the board" });
   const actions = el("section", { id: "actions", class: "actions", "aria-label": "your choices" });
-  const log = el("ol", { id: "event-log", class: "event-log", reversed: true });
+  const log = el("ol", { id: "event-log", class: "event-log", reversed: true, tabindex: "0", role: "log", "aria-label": "what happened, newest first" });
   const stream = el("span", { id: "stream-state" }, "connecting…");
   const clock = summary.timeControl ? el("span", { id: "clock", class: "clock" }) : null;
-  const me = playerName(context, seat);
   main.replaceChildren(
-    el("h1", {}, `${titles[summary.game] || summary.game}: playing as ${me} (seat ${seat})`),
-    el("p", {}, "Your seat's own view · stream: ", stream, clock ? [" · ", clock] : null, " · ", el("a", { href: `#/watch/${id}` }, "spectator's view")),
-    status, error,
-    el("div", { class: "split" }, el("div", {}, actions, boardSlot), el("aside", {}, el("h2", {}, "What happened"), log))
+    el("h1", {}, `${title}: playing as ${playerName(context, seat)} (seat ${seat})`),
+    el("p", { class: "meta" }, "Your seat's own view · stream: ", stream, clock ? [" · ", clock] : null, " · ",
+      el("a", { href: `#/watch/${id}` }, "spectator's view"), " · ", soundToggle()),
+    status, hint, error,
+    el("div", { class: "split" }, el("div", {}, recent, actions, boardSlot),
+      el("aside", {}, el("h2", { id: "log-title" }, "What happened"), log))
   );
 
+  const events = [...past];
   let busy = false;
+  let myTurn = false;
   let turnSince = Date.now();
-  const submit = async (index) => {
-    if (busy || !view.legalCommands?.[index]) return;
+  let unsent = null; // a move the server could not be reached for: sent again once it answers
+  let focused = null; // the thing on the board (or the choice) that had the keyboard's focus
+
+  // --- the connection --------------------------------------------------------------------------------
+  const setOffline = (now) => {
+    offline = now;
+    main.classList.toggle("offline", offline);
+    for (const button of main.querySelectorAll("button.command")) button.disabled = offline;
+    for (const node of main.querySelectorAll(".legal")) {
+      if (offline) node.setAttribute("aria-disabled", "true");
+      else node.removeAttribute("aria-disabled");
+    }
+    if (offline) connection.textContent = "reconnecting…";
+    writeStatus();
+  };
+  const writeStatus = () => {
+    if (offline && view.status !== FINISHED) {
+      status.textContent = `The server cannot be reached; reconnecting… (${unsent ? "your move is sent once it answers" : "nothing can be played until it answers"}).`;
+      status.dataset.offline = "true";
+    } else {
+      status.textContent = statusText(view, context);
+      delete status.dataset.offline;
+    }
+    status.classList.toggle("my-turn", myTurn && !offline);
+  };
+
+  // --- moves -----------------------------------------------------------------------------------------
+  const send = async (move) => {
     busy = true;
     main.classList.add("busy");
     error.textContent = "";
     try {
-      await submitCommand(id, seat, token, view.legalCommands[index]);
+      await submitCommand(id, seat, token, move.command, move.commandId);
+      unsent = null;
     } catch (failure) {
-      error.textContent = failure instanceof ApiError ? `Not accepted: ${failure.message}` : String(failure);
+      if (unreachable(failure)) {
+        unsent = move;
+        error.textContent = `Your move was not sent: ${UNREACHABLE}; retrying, and it is sent once the server answers.`;
+        setOffline(true);
+      } else {
+        unsent = null;
+        error.textContent = `Not accepted: ${sentence(failure)}`;
+      }
     }
     try {
-      await refresh(); // the board on screen is out of date until the new view is drawn: no clicks meanwhile
+      if (!offline) await refresh(); // the board on screen is out of date until the new view is drawn: no clicks meanwhile
     } finally {
       busy = false;
       main.classList.remove("busy");
     }
+  };
+  const submit = (index) => {
+    if (busy || offline || !view.legalCommands?.[index]) return;
+    send({ command: view.legalCommands[index], commandId: newCommandId() });
+  };
+
+  // --- drawing ---------------------------------------------------------------------------------------
+  const inPlay = (node) => node && (boardSlot.contains(node) || actions.contains(node));
+  main.addEventListener("focusin", (event) => {
+    const target = event.target;
+    focused = inPlay(target) ? { thing: target.closest("[data-thing]")?.dataset.thing, label: target.textContent } : null;
+  });
+  // After a redraw the keyboard stays on the board: on the same thing if it is still there, else on the first
+  // thing to choose, else on the board itself (never the top of the page).
+  const keepFocus = () => {
+    if (!focused || (document.activeElement && document.activeElement !== document.body && !inPlay(document.activeElement))) return;
+    const controls = [...boardSlot.querySelectorAll("[data-legal-command], .legal[aria-expanded]"), ...actions.querySelectorAll("button")];
+    const same = focused.thing && controls.find((c) => c.closest("[data-thing]")?.dataset.thing === focused.thing);
+    const target = same || controls.find((c) => c.textContent === focused.label) || controls[0] || boardSlot;
+    target.focus({ preventScroll: true });
   };
 
   const draw = () => {
@@ -187,8 +179,12 @@ export async function playPage(main, id, seat, params, { titles, renderBoard, se
     const byTarget = new Map();
     for (const entry of entries) if (entry.target) byTarget.set(entry.target, [...(byTarget.get(entry.target) || []), entry]);
     const play = { byTarget, placed: new Set(), submit };
-    const wasMyTurn = status.dataset.myTurn === "true";
-    boardSlot.replaceChildren(renderBoard(view, { ...context, play }));
+    const board = renderBoard(view, { ...context, play });
+    const move = lastMove(events, view.version);
+    moveKnown = events.some((e) => Number(e.version) === Number(view.version));
+    markLastMove(board, move, view.game);
+    recent.replaceChildren(...(move.length ? [el("b", {}, "Last move: "), lastMoveText(move, (e) => describeEvent(e, context))] : []));
+    boardSlot.replaceChildren(board);
     const rest = entries.filter((e) => !play.placed.has(e.index));
     const ordering = rest.length > 1 && rest.every((e) => e.kind === "chooseAbility");
     actions.replaceChildren(...[
@@ -197,13 +193,23 @@ export async function playPage(main, id, seat, params, { titles, renderBoard, se
         rest.map((entry) => (ordering ? el("li", {}, commandButton(entry, play)) : commandButton(entry, play)))) : null,
       entries.length && !rest.length ? el("p", { class: "note" }, "Click or press Enter on a highlighted card, land or character on the board.") : null,
     ].filter(Boolean));
-    status.textContent = statusText(view, context);
-    const myTurn = Boolean(view.legalCommands?.length);
+    const wasMyTurn = myTurn;
+    myTurn = Boolean(view.legalCommands?.length);
     status.dataset.myTurn = String(myTurn);
-    status.classList.toggle("my-turn", myTurn);
-    if (myTurn && !wasMyTurn) turnSince = Date.now();
+    if (myTurn && !wasMyTurn) {
+      const stamp = Date.parse(events.find((e) => Number(e.version) === Number(view.version))?.recordedAt);
+      turnSince = Number.isFinite(stamp) ? Math.min(stamp, Date.now()) : Date.now();
+      if (drawn) chime();
+    }
+    hint.textContent = view.status === FINISHED ? "" : game?.whatNow?.(view, context, myTurn) || (myTurn ? "Choose one of the highlighted things." : "");
     if (view.status === FINISHED) status.dataset.finished = "true";
+    tabTitle(title, myTurn && view.status !== FINISHED);
+    setOffline(offline);
+    keepFocus();
+    drawn = true;
   };
+  let drawn = false;
+  let moveKnown = false;
 
   let fetching = false;
   let again = false;
@@ -219,42 +225,66 @@ export async function playPage(main, id, seat, params, { titles, renderBoard, se
       do {
         again = false;
         view = await getSeatView(id, seat, token);
-        if (view.status === FINISHED) {
+        if (stale || view.status === FINISHED) {
           summary = await getGame(id);
-          context.names = names();
+          context.names = namesOf(summary);
+          stale = false;
         }
         draw();
+        store.keepLastBoard(id, seat, summary, view);
       } while (again);
+      if (offline && live) {
+        if (!unsent && error.textContent.includes(UNREACHABLE)) error.textContent = "";
+        setOffline(false);
+      }
     } catch (failure) {
-      error.textContent = failure instanceof ApiError ? failure.message : String(failure);
+      if (unreachable(failure)) setOffline(true);
+      else error.textContent = sentence(failure);
     } finally {
       fetching = false;
     }
   };
+  // Once the stream is back: the move that could not be sent, then the board as it is now.
+  const back = async () => {
+    if (unsent && !busy) {
+      setOffline(false);
+      await send(unsent);
+    } else await refresh();
+  };
 
+  game?.learn?.(context, view, past);
   draw();
+  if (!offline) store.keepLastBoard(id, seat, summary, view);
   const item = (event) => el("li", { "data-version": event.version }, describeEvent(event, context));
+  log.replaceChildren(...past.map(item).reverse());
   let timer = null;
   if (clock) {
-    const tc = summary.timeControl;
-    const perMove = Number(tc.moveMs || 0) / 1000;
-    timer = setInterval(() => {
-      const mine = status.dataset.myTurn === "true";
-      const used = Math.floor((Date.now() - turnSince) / 1000);
-      clock.textContent = mine ? `your clock: about ${Math.max(0, Math.round(perMove - used))} s of ${perMove} s for this move (+ bank ${Number(tc.bankMs || 0) / 1000} s)` : `clock: ${perMove} s a move`;
-    }, 500);
+    const tick = () => { clock.textContent = clockText(summary.timeControl, myTurn && !offline, turnSince, events, seat); };
+    tick();
+    timer = setInterval(tick, 500);
   }
-  const stop = watchSeat(id, seat, token, 1, {
+  let live = false;
+  const from = Number(past.at(-1)?.version ?? 0) + 1; // the log has every event once: none skipped, none twice
+  if (from - 1 > Number(view.version)) refresh(); // events came after the view was read
+  const stop = watchSeat(id, seat, token, from, {
     onEvent: (event) => {
+      events.push(event);
       if (event.oldmen?.gameStarted || event.verraeter?.landsLaid) game?.learn?.(context, view, [event]);
       log.prepend(item(event));
       if (Number(event.version) > Number(view.version)) refresh();
+      else if (Number(event.version) === Number(view.version) && !moveKnown) draw(); // the last move is known now
     },
     onEnd: refresh,
-    onState: (text) => {
-      stream.textContent = text;
-      connection.textContent = text === "live" ? "● live" : text;
+    onState: (state) => {
+      stream.textContent = state === "reconnecting" ? "reconnecting…" : state;
+      connection.textContent = state === "live" ? "● live" : stream.textContent;
+      const wasLive = live;
+      live = state === "live" || state === "ended";
+      if (state === "reconnecting") setOffline(true);
+      else if (live && !wasLive && (offline || unsent)) back();
     },
   });
-  setLeave(() => { stop(); clearInterval(timer); connection.textContent = ""; });
+  // A move that failed while the stream stayed up (a request lost on its way) is tried again too.
+  const retry = setInterval(() => { if (offline && live && !busy) back(); }, 3000);
+  setLeave(() => { stop(); clearInterval(timer); clearInterval(retry); connection.textContent = ""; tabTitle(); });
 }

@@ -26,9 +26,10 @@ export function enumName(value, prefix) {
   return text.toLowerCase().replace(/_/g, " ");
 }
 
-// Player names by seat; a name that several seats share (two "greedy bot"s) gets its seat: "greedy bot 2".
+// Player names by seat; a name that several seats share (two "greedy bot"s) gets its seat: "greedy bot
+// (seat 2)", so no name is ever read as another seat's or as a number.
 export function distinctNames(list) {
-  return list.map((name, seat) => (name && list.filter((n) => n === name).length > 1 ? `${name} ${seat}` : name));
+  return list.map((name, seat) => (name && list.filter((n) => n === name).length > 1 ? `${name} (seat ${seat})` : name));
 }
 
 export const isUnset = (value) => typeof value === "string" && value.endsWith("_UNSPECIFIED");
@@ -36,7 +37,8 @@ export const isUnset = (value) => typeof value === "string" && value.endsWith("_
 export function seatName(context, seat) {
   if (seat === undefined || seat === null || seat < 0) return "—";
   const name = context.names?.[seat];
-  return name ? `${name} (seat ${seat})` : `seat ${seat}`;
+  if (!name) return `seat ${seat}`;
+  return name.endsWith(`(seat ${seat})`) ? name : `${name} (seat ${seat})`;
 }
 
 // The player's name, or "seat N" when the seat has none.
@@ -139,6 +141,7 @@ export function remaining(board, shown) {
 // commands no board element took are listed beside the board by the play page (passes, choices).
 
 export function actOn(node, key, context) {
+  node.dataset.thing = key; // the page marks the things the last move touched by this key
   const play = context.play;
   const entries = play?.byTarget.get(key);
   if (!entries?.length) return node;
@@ -200,6 +203,12 @@ export function genericLabel(kind, fields, context) {
 // "Anna" for another seat, "you" for the seat playing.
 export function who(context, seat) {
   return context.seat !== undefined && seat === context.seat ? "you" : playerName(context, seat);
+}
+
+// The seats `seats` as a subject: "you", "Ben", "Ben and Carl".
+export function whoever(context, seats) {
+  const list = (seats || []).map((s) => who(context, s));
+  return list.length ? listed(list).replace(/^./, (c) => c.toUpperCase()) : "Nobody";
 }
 
 // A list of names read as a sentence: "Anna, Ben and Carl".

@@ -1,7 +1,7 @@
 // Libertalia: the island (today's characters), the day boxes of loot, the reputation track, and each
 // seat's ship, loot, doubloons and score; the seat's legal commands on its characters and the others';
 // the log as sentences.
-import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who } from "./common.js";
+import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
 
 const loot = (l) => enumName(l, "LIBERTALIA_LOOT_");
 const token = (l) => el("span", { class: `loot loot-${loot(l)}`, title: loot(l) }, loot(l));
@@ -144,3 +144,28 @@ SENTENCES.libertalia = {
 };
 
 export function learn() {}
+
+// --- what to do now, and what a move touched ------------------------------------------------------
+
+export function whatNow(view, context, mine) {
+  const b = view.libertalia || {};
+  const phase = enumName(b.phase, "LIBERTALIA_PHASE_");
+  if (phase === "select") {
+    return mine
+      ? "Choose a character from your hand to send to the island: the others choose at the same time, and all are revealed together."
+      : `${whoever(context, view.pendingSeats)} ${(view.pendingSeats || []).length === 1 ? "chooses" : "choose"} a character (sealed until all have chosen).`;
+  }
+  if (b.prompt) {
+    const what = promptText(b.prompt);
+    return mine ? `Choose ${what}.` : `${whoever(context, [b.prompt.seat ?? 0])} chooses ${what}.`;
+  }
+  return null;
+}
+
+// The things on the board a move's event touched (keys of `actOn`): the characters it chose or moved.
+export function touched(event) {
+  const e = event.libertalia || {};
+  const f = e.characterSelected || e.characterMoved || e.characterKept;
+  if (f?.rank) return [`character:${f.seat ?? 0}:${f.rank}`];
+  return (e.charactersRevealed?.island || []).map((c) => `character:${c.seat ?? 0}:${c.rank ?? 0}`);
+}

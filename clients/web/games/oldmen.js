@@ -1,6 +1,6 @@
 // Old Men of the Forest: the trick, each seat's hand, pool and saved orangutans, and the orangutan row;
 // the seat's legal commands on its cards, the trick and the orangutans; the log as sentences.
-import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who } from "./common.js";
+import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
 
 const colour = (c) => enumName(c, "OLDMEN_COLOUR_");
 const cardText = (c) => (c ? `${colour(c.colour)} ${c.value}` : "a card");
@@ -131,4 +131,24 @@ export function learn(context, view, events) {
   for (const o of [...(view?.oldmen?.row || []), ...(view?.oldmen?.orangutans || [])]) known[o.id] = o;
   for (const s of view?.oldmen?.seats || []) for (const o of s.saved || []) known[o.orangutanId] ||= { vp: o.vp };
   for (const e of events || []) for (const o of e.oldmen?.gameStarted?.orangutans || []) known[o.id] = o;
+}
+
+// --- what to do now, and what a move touched ------------------------------------------------------
+
+// One line for the viewer: what to do now when it is the viewer's move, else what the others are doing.
+export function whatNow(view, context, mine) {
+  const phase = enumName(view.oldmen?.phase, "OLDMEN_PHASE_");
+  const them = whoever(context, view.pendingSeats);
+  switch (phase) {
+    case "play": return mine ? "Play a card from your hand into the trick: click it (or focus it and press Enter)." : `${them} play${(view.pendingSeats || []).length === 1 ? "s" : ""} a card into the trick.`;
+    case "take": return mine ? "You won a place in this trick: take one card of the trick that is not yours." : `${them} take${(view.pendingSeats || []).length === 1 ? "s" : ""} a card from the trick.`;
+    case "save": return mine ? "Save an orangutan with cards of its colours from your pool, or save none now." : `${them} may save an orangutan.`;
+    default: return null;
+  }
+}
+
+// The things on the board a move's event touched (keys of `actOn`): the trick card a seat played.
+export function touched(event) {
+  const f = event.oldmen?.cardPlayed;
+  return f ? [`trick:${f.seat ?? 0}`] : [];
 }

@@ -1,7 +1,7 @@
 // Verräter: the ring of lands (house, base strength, buildings), the battlefield, and each seat's house,
 // VP, hand, buildings and action card; the seat's legal commands on the lands and action cards; the log
 // as sentences.
-import { SENTENCES, actOn, el, enumName, header, isUnset, listed, playerName, remaining, seatBadge, who } from "./common.js";
+import { SENTENCES, actOn, el, enumName, header, isUnset, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
 
 const house = (h) => enumName(h, "VERRAETER_HOUSE_");
 const House = (h) => { const n = house(h); return n ? `the ${n[0].toUpperCase()}${n.slice(1)} house` : "no house"; };
@@ -158,4 +158,32 @@ SENTENCES.verraeter = {
 
 export function learn(context, view) {
   if (view?.verraeter?.lands?.length) context.lands = view.verraeter.lands;
+}
+
+// --- what to do now, and what a move touched ------------------------------------------------------
+
+// For each phase: what the viewer does when it is the viewer's move, and what the others do meanwhile.
+const NOW = {
+  "setup estates": ["Place one of your estates: click a land on the ring.", "place an estate"],
+  battlefield: ["You are the strategist: click a land to fight over it and its clockwise neighbour.", "choose the battlefield as strategist"],
+  draft: ["Take one action card from the packet in the middle of the ring.", "take an action card from the packet"],
+  supply: ["Play supply cards for your house's strength in the battle (or none): choose below.", "play supply cards"],
+  mercenary: ["Fight for a house as mercenary, or stay out.", "decide whether to fight as mercenary"],
+  build: ["You hold the Builder: build on a land, turn one of your buildings over, or build nothing.", "build with the Builder"],
+  discard: ["You hold more supply cards than the hand limit: choose which to discard.", "discard down to the hand limit"],
+};
+
+export function whatNow(view, context, mine) {
+  const now = NOW[enumName(view.verraeter?.phase, "VERRAETER_PHASE_")];
+  if (!now) return null;
+  if (mine) return now[0];
+  const seats = view.pendingSeats || [];
+  return `${whoever(context, seats)} ${seats.length === 1 ? "must" : "must each"} ${now[1]}.`;
+}
+
+// The things on the board a move's event touched (keys of `actOn`): the lands built on, chosen or turned.
+export function touched(event) {
+  const e = event.verraeter || {};
+  const f = e.buildingPlaced || e.battlefieldChosen || e.buildingFlipped || e.landFlipped;
+  return f ? [`land:${f.position ?? 0}`] : [];
 }
