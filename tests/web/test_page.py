@@ -50,12 +50,14 @@ async def test_the_lobby_lists_a_game_that_bots_are_playing(page: Page, server: 
         await expect(row).to_be_visible()
         await expect(row).to_contain_text("Old Men of the Forest")
         await expect(row).to_contain_text("bot-0, bot-1, bot-2")
+        # Whose move it is, by name and seat, instead of a version counter.
+        await expect(row.locator(".to-move")).to_have_text(re.compile(r"^bot-(\d) \(seat \1\)$"))
         finals = await asyncio.gather(*bots)
     assert all(view.status == game_pb2.GAME_STATUS_FINISHED for view in finals)
     finished = page.locator(f'#finished tr[data-game-id="{game_id}"]')
     await expect(finished).to_be_visible(timeout=10_000)
     winner = next(r for r in finals[0].results if r.rank == 1)
-    await expect(finished).to_contain_text(f"1. {winner.player_name} {winner.score}")
+    await expect(finished).to_contain_text(f"1. {winner.player_name} (seat {winner.seat}) {winner.score}")
     await expect(finished.locator(".replay-link")).to_be_visible()
 
 
@@ -99,10 +101,29 @@ async def test_the_replay_steps_to_a_given_move_and_shows_its_board(
     await page.click("#prev")
     await page.click("#prev")
     await expect(page.locator("#event-log li.current")).to_have_attribute("data-version", str(third - 1))
-    await page.select_option("#perspective", "1")
-    await expect(page).to_have_url(re.compile(rf"#/replay/{game_id}\?seat=1&version={third - 1}$"))
-    await expect(page.locator("#board")).to_have_attribute("data-seat", "1")
+    # The game is over: every hand is public, at every step, so there is no seat's view to choose.
+    await expect(page.locator("#replay-note")).to_contain_text("everything is public")
+    await expect(page.locator("#perspective")).to_have_count(0)
+    await expect(page.locator("#board .card.back")).to_have_count(0)
     await save_shot(page, artifacts / "replay-oldmen.png")
+
+
+async def test_a_running_games_replay_is_seen_as_a_seat_this_browser_holds(page: Page, api: JsonClient) -> None:
+    game_id, tokens = await create_with_seats(api, "oldmen", 3, seed="YSByZXBsYXkgb2YgYSBydW5uaW5nIGdhbWU=")
+    rng = random.Random(9)
+    for _ in range(4):
+        await _move(api, game_id, tokens, rng)
+    await page.goto(f"/#/play/{game_id}/1?token={tokens[1]}")  # the browser holds seat 1
+    await expect(page.locator("#board")).to_be_visible()
+    await page.goto(f"/#/replay/{game_id}")
+    await expect(page.locator("#replay-note")).to_contain_text("still running")
+    await expect(page.locator('#board .seat-panel[data-seat="1"] .card.back').first).to_be_visible()
+    await expect(page.locator("#perspective option")).to_have_count(2)  # the spectator, and seat 1
+    await page.select_option("#perspective", "1")
+    await expect(page).to_have_url(re.compile(rf"#/replay/{game_id}\?seat=1&version=\d+$"))
+    await expect(page.locator("#board")).to_have_attribute("data-seat", "1")
+    await expect(page.locator('#board .seat-panel[data-seat="1"] .card.back')).to_have_count(0)  # its own hand
+    await expect(page.locator('#board .seat-panel[data-seat="2"] .card.back').first).to_be_visible()
 
 
 async def _expect_board_at(page: Page, version: int) -> None:
