@@ -9,6 +9,7 @@ import { invitationsPage, newGamePage } from "./newtable.js";
 import { playPage } from "./play.js";
 import { replayPage } from "./replay.js";
 import { tabTitle } from "./signals.js";
+import * as store from "./store.js";
 
 const main = document.getElementById("main");
 const connection = document.getElementById("connection");
@@ -114,6 +115,21 @@ async function watchPage(id) {
 
 // --- routing ----------------------------------------------------------------------------------------
 
+// Each game's title by name; while the server cannot be reached, the titles this browser read last (a page
+// that needs no more, such as a table's last board, still shows them), read again at the next page.
+async function gameTitles() {
+  try {
+    const read = Object.fromEntries((await gameTypes()).gameTypes.map((t) => [t.name, t.title]));
+    store.keepTitles(read);
+    return read;
+  } catch (error) {
+    if (!unreachable(error)) throw error;
+    Object.assign(offlineTitles, store.titles());
+    return offlineTitles;
+  }
+}
+const offlineTitles = {};
+
 async function route() {
   leave();
   leave = () => {};
@@ -121,9 +137,7 @@ async function route() {
   const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
   const parts = path.split("/").filter(Boolean);
   try {
-    if (!Object.keys(titles).length) {
-      titles = Object.fromEntries((await gameTypes()).gameTypes.map((t) => [t.name, t.title]));
-    }
+    if (!Object.keys(titles).length || titles === offlineTitles) titles = await gameTitles();
     if (parts[0] === "new") await newGamePage(main);
     else if (parts[0] === "invitations" && parts[1]) invitationsPage(main, parts[1]);
     else if (parts[0] === "play" && parts[1] && /^\d+$/.test(parts[2] || "")) {
@@ -142,3 +156,5 @@ async function route() {
 
 window.addEventListener("hashchange", route);
 route();
+// The page's files are kept by the browser, so a reload while the server is away still shows the page.
+navigator.serviceWorker?.register("sw.js").catch(() => { /* not offered here (a page not served over HTTPS): no copy kept */ });

@@ -63,7 +63,7 @@ async function load(id, seat, token) {
   } catch (failure) {
     const last = unreachable(failure) && store.lastBoard(id, seat);
     if (!last) throw failure;
-    return { ...last, past: [], offline: true };
+    return { ...last, past: last.events || [], offline: true };
   }
 }
 
@@ -99,6 +99,7 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
 
   const events = [...past];
   let busy = false;
+  let live = false; // the event stream is open (or over, with the game)
   let myTurn = false;
   let turnSince = Date.now();
   let unsent = null; // a move the server could not be reached for: sent again once it answers
@@ -113,7 +114,7 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
       if (offline) node.setAttribute("aria-disabled", "true");
       else node.removeAttribute("aria-disabled");
     }
-    if (offline) connection.textContent = "reconnecting…";
+    connection.textContent = offline ? "reconnecting…" : live ? "● live" : stream.textContent;
     writeStatus();
   };
   const writeStatus = () => {
@@ -125,6 +126,7 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
       delete status.dataset.offline;
     }
     status.classList.toggle("my-turn", myTurn && !offline);
+    hint.hidden = offline;
   };
 
   // --- moves -----------------------------------------------------------------------------------------
@@ -225,13 +227,20 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
       do {
         again = false;
         view = await getSeatView(id, seat, token);
+        if (stale) { // drawn from this tab's copy: the whole log, as the server has it
+          const all = await allEvents(id, seat, token);
+          const known = new Set(all.map((e) => String(e.version)));
+          const merged = [...all, ...events.filter((e) => !known.has(String(e.version)))].sort((a, b) => a.version - b.version);
+          events.splice(0, events.length, ...merged);
+          log.replaceChildren(...merged.map(item).reverse());
+        }
         if (stale || view.status === FINISHED) {
           summary = await getGame(id);
           context.names = namesOf(summary);
           stale = false;
         }
         draw();
-        store.keepLastBoard(id, seat, summary, view);
+        store.keepLastBoard(id, seat, summary, view, events.slice(-200));
       } while (again);
       if (offline && live) {
         if (!unsent && error.textContent.includes(UNREACHABLE)) error.textContent = "";
@@ -254,7 +263,7 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
 
   game?.learn?.(context, view, past);
   draw();
-  if (!offline) store.keepLastBoard(id, seat, summary, view);
+  if (!offline) store.keepLastBoard(id, seat, summary, view, events.slice(-200));
   const item = (event) => el("li", { "data-version": event.version }, describeEvent(event, context));
   log.replaceChildren(...past.map(item).reverse());
   let timer = null;
@@ -263,7 +272,6 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
     tick();
     timer = setInterval(tick, 500);
   }
-  let live = false;
   const from = Number(past.at(-1)?.version ?? 0) + 1; // the log has every event once: none skipped, none twice
   if (from - 1 > Number(view.version)) refresh(); // events came after the view was read
   const stop = watchSeat(id, seat, token, from, {

@@ -1,7 +1,7 @@
 // What this browser keeps: the seat tokens it holds (local storage, for "My tables" and for coming back to a
 // table), the invitation links of a table it made (session storage: they stay until this tab is closed),
-// the last board of each seat it plays (session storage: shown, greyed out, after a reload while the server
-// cannot be reached), and the person's choices (sound on or off). A browser in private mode that refuses
+// the last board of each seat it plays and its latest events (session storage: shown, greyed out, after a
+// reload while the server cannot be reached), and the person's choices (sound on or off). A browser in private mode that refuses
 // storage still plays: it only forgets sooner.
 
 const TOKEN = "parlour:seat-token:";
@@ -45,10 +45,14 @@ export const forgetInvitations = (id) => write(sessionStorage, `${INVITATIONS}${
 
 // --- the last board a seat saw ---------------------------------------------------------------------------
 
-export const keepLastBoard = (id, seat, summary, view) => write(sessionStorage, `${LAST_BOARD}${id}:${seat}`, JSON.stringify({ summary, view }));
+export const keepLastBoard = (id, seat, summary, view, events) => write(sessionStorage, `${LAST_BOARD}${id}:${seat}`, JSON.stringify({ summary, view, events }));
 export const lastBoard = (id, seat) => json(read(sessionStorage, `${LAST_BOARD}${id}:${seat}`));
 
 // --- choices ---------------------------------------------------------------------------------------------
 
 export const soundOn = () => read(localStorage, "parlour:sound") === "on";
 export const setSound = (on) => write(localStorage, "parlour:sound", on ? "on" : null);
+
+// The games' titles by name (from the server's game types), for a page drawn while it cannot be reached.
+export const keepTitles = (titles) => write(localStorage, "parlour:game-titles", JSON.stringify(titles));
+export const titles = () => json(read(localStorage, "parlour:game-titles")) || {};

@@ -56,7 +56,9 @@ async def test_verraeters_clickable_lands_stay_on_the_ring(page: Page, api: Json
     playing = await page.evaluate(_LAYOUT)
     await save_shot(page.locator("#board"), artifacts / "verraeter-lands-clickable.png")
     await page.goto(f"/#/watch/{game_id}")
+    await expect(page.locator("h1")).to_contain_text("Watching")
     await at(page, view["version"])
+    await expect(page.locator("#board .ring .land").first).to_be_visible()
     watching = await page.evaluate(_LAYOUT)
     await save_shot(page.locator("#board"), artifacts / "verraeter-lands-spectator.png")
 

@@ -20,6 +20,7 @@ from tests.rest.harness import JsonClient, RunningServer, server_in_thread
 from tests.web.games import GAMES, SHOWN_TEXT, codes_in, house_strategy
 from tests.web.helpers import (
     READY,
+    DroppingProxy,
     click_until_over,
     expect_standings_shown,
     game_of,
@@ -75,49 +76,6 @@ async def test_two_people_play_one_table_from_two_browsers(
         await first.close()
         await second.close()
     assert first_problems == second_problems == []
-
-
-class DroppingProxy:
-    """A TCP proxy in front of the server whose connections the test can cut (and refuse for a while), as
-    a network that goes away does."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.refusing = False
-        self._writers: list[asyncio.StreamWriter] = []
-        self._server: asyncio.Server | None = None
-
-    async def start(self) -> str:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self.refusing:
-            writer.close()
-            return
-        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.port)
-        self._writers += [writer, upstream_writer]
-        await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer), return_exceptions=True)
-
-    def drop(self) -> None:
-        """Cut every open connection."""
-        for writer in self._writers:
-            writer.transport.abort()
-        self._writers.clear()
-
-    async def close(self) -> None:
-        self.drop()
-        if self._server is not None:
-            self._server.close()
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    finally:
-        writer.close()
 
 
 @pytest.mark.parametrize("game", ["oldmen", "libertalia"])
