@@ -57,7 +57,8 @@ export function markLastMove(board, move, game) {
   ];
   for (const node of marked) {
     node.classList.add("last-move");
-    node.title = node.title ? `${node.title} (last move)` : "last move";
+    if (node.matches(".seat-panel")) node.querySelector("h3")?.append(el("small", { class: "moved-last" }, " · moved last"));
+    else node.title = node.title ? `${node.title} (last move)` : "last move";
   }
 }
 

@@ -48,7 +48,7 @@ function lobbyRow(g, titles) {
     el("td", {}, time(g.createdAt)),
     el("td", {}, time(g.updatedAt)),
     el("td", {}, players.flatMap((p, i) => (i ? [", ", p] : [p]))),
-    el("td", { class: "to-move" }, toMove(g)),
+    el("td", { class: "to-move" }, toMove(g, store.heldSeats().find((h) => h.id === g.gameId)?.seat)),
     el("td", {}, score || "—"),
     el("td", {}, el("a", { href: `#/watch/${g.gameId}`, class: "watch-link" }, "watch"), " ",
       finished ? el("a", { href: `#/replay/${g.gameId}`, class: "replay-link" }, "replay") : null)

@@ -139,7 +139,7 @@ export function invitationsPage(main, id) {
   const { links, open } = table;
   const forget = el("button", { type: "button", id: "forget-links" }, "forget these links");
   forget.addEventListener("click", () => { store.forgetInvitations(id); location.hash = "#/"; });
-  main.replaceChildren(
+  main.replaceChildren(...[
     el("h1", {}, `Table ${table.title} created`),
     el("p", { class: "warning", role: "note" }, "⚠ Each link below carries its seat's secret: whoever has a link plays that seat. ",
       "Give each only to its player; open your own here (“take this seat”): Back brings you to this list again. ",
@@ -147,5 +147,6 @@ export function invitationsPage(main, id) {
     el("ol", { class: "links" }, links.map(invitation)),
     open.length ? el("div", { class: "open-seats" }, el("p", {}, `Seat${open.length > 1 ? "s" : ""} ${open.join(", ")} ${open.length > 1 ? "are" : "is"} open: run a bot for ${open.length > 1 ? "each" : "it"} (or let any program claim ${open.length > 1 ? "them" : "it"} with ClaimSeat; 50051 is the default gRPC port):`),
       open.map((seat) => el("pre", { class: "mono", "data-seat": seat }, `parlour bot --server ${table.host}:50051 --name bot-${seat} --strategy greedy --join ${id} --seat ${seat}`))) : null,
-    el("p", {}, el("a", { href: `#/watch/${id}` }, "watch as a spectator"), " · ", forget));
+    el("p", {}, el("a", { href: `#/watch/${id}` }, "watch as a spectator"), " · ", forget),
+  ].filter(Boolean));
 }
