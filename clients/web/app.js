@@ -54,7 +54,7 @@ async function watchPage(id) {
   const title = titles[summary.game] || summary.game;
   const boardSlot = el("div", { class: "board-slot" });
   const recent = el("p", { id: "last-move", class: "last-move-line" });
-  const log = el("ol", { id: "event-log", class: "event-log", reversed: true, tabindex: "0", role: "log", "aria-label": "events, newest first" });
+  const log = el("ol", { id: "event-log", class: "event-log", reversed: true, tabindex: "0", "aria-label": "events, newest first" });
   const state = el("span", { id: "watch-state" }, "connecting…");
   const events = [];
   const draw = () => {

@@ -17,7 +17,8 @@ export const learn = (context, view, events) => RENDERERS[view?.game]?.learn?.(c
 // The board of `view`; `context` has the names, the viewer's own seat (if any) and, at a table, `play`.
 export function renderBoard(view, context) {
   const game = view.game;
-  const board = el("div", { id: "board", "data-version": view.version, "data-game": game, "data-seat": view.seat ?? "" });
+  const board = el("div", { id: "board", "data-version": view.version, "data-game": game, "data-seat": view.seat ?? "" },
+    el("h2", { class: "visually-hidden" }, "The board"));
   try {
     board.append(RENDERERS[game] && view[game] ? RENDERERS[game].render(view, context) : tree(view, `${game} view`));
   } catch (error) {

@@ -85,7 +85,7 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
   const recent = el("p", { id: "last-move", class: "last-move-line" });
   const boardSlot = el("div", { class: "board-slot", tabindex: "-1", "aria-label": "the board" });
   const actions = el("section", { id: "actions", class: "actions", "aria-label": "your choices" });
-  const log = el("ol", { id: "event-log", class: "event-log", reversed: true, tabindex: "0", role: "log", "aria-label": "what happened, newest first" });
+  const log = el("ol", { id: "event-log", class: "event-log", reversed: true, tabindex: "0", "aria-label": "what happened, newest first" });
   const stream = el("span", { id: "stream-state" }, "connecting…");
   const clock = summary.timeControl ? el("span", { id: "clock", class: "clock" }) : null;
   main.replaceChildren(

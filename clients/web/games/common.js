@@ -172,7 +172,8 @@ function commandControl(node, entry, play) {
   node.dataset.legalCommand = entry.index;
   node.setAttribute("role", "button");
   node.setAttribute("tabindex", "0");
-  node.setAttribute("aria-label", entry.label);
+  // Its name is what it shows ("5 red", "3. Village …"), as seen and as read out (a name that differs from
+  // the visible text confuses voice control); what it does is its description (the tooltip).
   node.title = entry.label;
   node.addEventListener("click", () => play.submit(entry.index));
   node.addEventListener("keydown", (event) => {

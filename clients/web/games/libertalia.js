@@ -15,8 +15,10 @@ const PLACES = { hand: "hand", island: "the island", ship: "ship", graveyard: "g
 // A character card; `named` prints its owner too, where no seat's panel around it says whose it is (the
 // island), so the seat's colour is never the only sign of it.
 function character(rank, owner, context, extra = "", named = false) {
-  const node = el("span", { class: `character seat-${owner} ${extra}`, title: `${charText(rank)} of ${playerName(context, owner)}` },
-    rank === 0 ? "midshipman" : `#${rank}`, named ? el("small", { class: "owner" }, ` ${playerName(context, owner)}`) : null);
+  const done = extra === "done";
+  const node = el("span", { class: `character seat-${owner} ${extra}`, title: `${charText(rank)} of ${playerName(context, owner)}${done ? " (has acted today)" : ""}` },
+    rank === 0 ? "midshipman" : `#${rank}`, named ? el("small", { class: "owner" }, ` ${playerName(context, owner)}`) : null,
+    done ? el("small", {}, " ✓") : null);
   return actOn(node, `character:${owner}:${rank}`, context);
 }
 

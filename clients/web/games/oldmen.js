@@ -9,7 +9,7 @@ const cards = (list) => listed((list || []).map(cardText));
 export function card(c, extra = "") {
   // The colour's name is printed as well as shown, so colour is never the only carrier of information.
   return el("span", { class: `card oldmen-${colour(c.colour)} ${extra}`, title: cardText(c) },
-    el("span", { class: "card-value" }, String(c.value)), el("span", { class: "card-colour" }, colour(c.colour).slice(0, 3)));
+    el("span", { class: "card-value" }, String(c.value)), " ", el("span", { class: "card-colour" }, colour(c.colour).slice(0, 3)));
 }
 
 const back = () => el("span", { class: "card back", title: "hidden card", role: "img", "aria-label": "hidden card" }, "");
