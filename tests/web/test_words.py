@@ -180,3 +180,56 @@ async def test_a_sentence_that_throws_is_a_console_error_and_the_event_shows_its
         await context.close()
     assert "oldmen cardPlayed" in message.text and "a broken sentence" in message.text
     assert shown == "card played: Ben, card red 7"
+
+
+#: A thing of each kind each game names, as the arguments of its ``WORDS`` entry (context last, if any).
+THINGS: dict[str, dict[str, list[Any]]] = {
+    "oldmen": {
+        "card": [{"colour": "OLDMEN_COLOUR_RED", "value": 7}],
+        "orangutan": [{"id": "O07", "vp": 7, "needs": ["OLDMEN_COLOUR_BLUE", "OLDMEN_COLOUR_GREEN"]}],
+        "saved": [{"orangutanId": "O07", "vp": 7, "tucked": [{"colour": "OLDMEN_COLOUR_RED", "value": 2}]}],
+    },
+    "verraeter": {
+        "land": [{"position": 1, "type": "river", "base": 5, "house": "VERRAETER_HOUSE_EAGLE"}],
+        "action": ["VERRAETER_ACTION_DIPLOMAT2"],
+        "supply": [4],
+    },
+    "libertalia": {
+        "character": [18, 1, {"names": ["Anna", "Ben", "Carl"], "seat": 0}],
+        "loot": ["LIBERTALIA_LOOT_MAP"],
+    },
+}
+
+#: What each of :data:`THINGS` is called: (label on the board, text in commands and the log, tooltip).
+CALLED = {
+    "oldmen": {
+        "card": ["7", "red 7", "red 7"],
+        "orangutan": ["7 VP", "the 7 VP orangutan", "7 VP orangutan, needs blue and green"],
+        "saved": ["7 VP (\u22121)", "the 7 VP orangutan", "7 VP, 1 card under it"],
+    },
+    "verraeter": {
+        "land": ["1. river", "the river (1)", "river, base 5, eagle"],
+        "action": ["Diplomat (2 cards)", "Diplomat (2 cards)", None],
+        "supply": ["4", "4", None],
+    },
+    "libertalia": {"character": ["#18", "character 18", "character 18 of Ben"], "loot": ["map", "map", "map"]},
+}
+
+
+@pytest.mark.parametrize("game", list(THINGS))
+async def test_each_things_words_come_from_one_place_in_its_game(page: Page, game: str) -> None:
+    """Each game's module names its things (cards, lands, characters, loot) in one ``WORDS`` table: the
+    label the board shows, the text of commands and sentences, and the tooltip. When the API gives names
+    and effects, that table is what changes."""
+    await page.goto("/")
+    called = await page.evaluate(
+        """async ([game, things]) => {
+          const module = await import(`/games/${game}.js`);
+          return Object.fromEntries(Object.entries(things).map(([kind, args]) => {
+            const words = module.WORDS[kind](...args);
+            return [kind, [words.label, words.text, words.tip ?? null]];
+          }));
+        }""",
+        [game, THINGS[game]],
+    )
+    assert called == CALLED[game]

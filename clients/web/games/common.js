@@ -173,8 +173,10 @@ function commandControl(node, entry, play) {
   node.setAttribute("role", "button");
   node.setAttribute("tabindex", "0");
   // Its name is what it shows ("5 red", "3. Village …"), as seen and as read out (a name that differs from
-  // the visible text confuses voice control); what it does is its description (the tooltip).
-  node.title = entry.label;
+  // the visible text confuses voice control); what it does is its description (the tooltip), followed by
+  // what the thing's own tooltip says when that adds something ("play the red 7"; "build an estate on the
+  // river (3): river, base 5, eagle").
+  node.title = node.title && !entry.label.includes(node.title) ? `${entry.label}: ${node.title}` : entry.label;
   node.addEventListener("click", () => play.submit(entry.index));
   node.addEventListener("keydown", (event) => {
     if (event.key === "Enter" || event.key === " ") { event.preventDefault(); play.submit(entry.index); }

@@ -3,12 +3,26 @@
 // the log as sentences.
 import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
 
-const loot = (l) => enumName(l, "LIBERTALIA_LOOT_");
-const token = (l) => el("span", { class: `loot loot-${loot(l)}`, title: loot(l) }, loot(l));
+const lootKind = (l) => enumName(l, "LIBERTALIA_LOOT_");
+
+// --- what each thing is called ------------------------------------------------------------------------
+// The one place the words for a character and a loot token come from: `label`, what the board shows; `text`,
+// how the commands and the log name it; `tip`, its tooltip. When the API gives the characters' names and
+// abilities and the loot's effects, only this changes.
+export const WORDS = {
+  character: (rank, owner, context) => {
+    const text = rank === 0 ? "the midshipman" : `character ${rank}`;
+    return { label: rank === 0 ? "midshipman" : `#${rank}`, text, tip: owner === undefined ? text : `${text} of ${playerName(context, owner)}` };
+  },
+  loot: (l) => ({ label: lootKind(l), text: lootKind(l), tip: lootKind(l) }),
+};
+
+const loot = (l) => WORDS.loot(l).text;
+const token = (l) => el("span", { class: `loot loot-${lootKind(l)}`, title: WORDS.loot(l).tip }, WORDS.loot(l).label);
 const place = (p) => enumName(p, "LIBERTALIA_PLACE_");
 const lootPlace = (p) => enumName(p, "LIBERTALIA_LOOT_PLACE_");
 const kindOf = (k) => enumName(k, "LIBERTALIA_CHOICE_KIND_");
-const charText = (rank) => (rank === 0 ? "the midshipman" : `character ${rank}`);
+const charText = (rank) => WORDS.character(rank).text;
 const s_ = (c, seat) => (seat === c.seat ? "" : "s");
 const PLACES = { hand: "hand", island: "the island", ship: "ship", graveyard: "graveyard" };
 
@@ -16,8 +30,9 @@ const PLACES = { hand: "hand", island: "the island", ship: "ship", graveyard: "g
 // island), so the seat's colour is never the only sign of it.
 function character(rank, owner, context, extra = "", named = false) {
   const done = extra === "done";
-  const node = el("span", { class: `character seat-${owner} ${extra}`, title: `${charText(rank)} of ${playerName(context, owner)}${done ? " (has acted today)" : ""}` },
-    rank === 0 ? "midshipman" : `#${rank}`, named ? el("small", { class: "owner" }, ` ${playerName(context, owner)}`) : null,
+  const words = WORDS.character(rank, owner, context);
+  const node = el("span", { class: `character seat-${owner} ${extra}`, title: `${words.tip}${done ? " (has acted today)" : ""}` },
+    words.label, named ? el("small", { class: "owner" }, ` ${playerName(context, owner)}`) : null,
     done ? el("small", {}, " ✓") : null);
   return actOn(node, `character:${owner}:${rank}`, context);
 }

@@ -3,24 +3,43 @@
 import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
 
 const colour = (c) => enumName(c, "OLDMEN_COLOUR_");
-const cardText = (c) => (c ? `${colour(c.colour)} ${c.value}` : "a card");
+const needsText = (o) => listed((o.needs || []).map(colour));
+
+// --- what each thing is called ------------------------------------------------------------------------
+// The one place the words for a card and an orangutan come from: `label`, what the board shows; `text`, how
+// the commands and the log name it; `tip`, its tooltip (none where it would only repeat the label). When
+// the API gives the things' names and effects, only this changes.
+export const WORDS = {
+  card: (c) => {
+    const text = c ? `${colour(c.colour)} ${c.value}` : "a card";
+    return { label: c ? String(c.value) : "?", text, tip: text };
+  },
+  orangutan: (o) => ({ label: `${o.vp} VP`, text: `the ${o.vp ?? "?"} VP orangutan`, tip: `${o.vp} VP orangutan, needs ${needsText(o)}` }),
+  saved: (o) => {
+    const tucked = (o.tucked || []).length;
+    return { label: `${o.vp} VP (−${tucked})`, text: `the ${o.vp} VP orangutan`, tip: `${o.vp} VP, ${tucked} card${tucked === 1 ? "" : "s"} under it` };
+  },
+};
+
+const cardText = (c) => WORDS.card(c).text;
 const cards = (list) => listed((list || []).map(cardText));
+const orangutanText = (o) => `${WORDS.orangutan(o).text} (needs ${needsText(o)})`;
 
 export function card(c, extra = "") {
   // The colour's name is printed as well as shown, so colour is never the only carrier of information.
-  return el("span", { class: `card oldmen-${colour(c.colour)} ${extra}`, title: cardText(c) },
-    el("span", { class: "card-value" }, String(c.value)), " ", el("span", { class: "card-colour" }, colour(c.colour).slice(0, 3)));
+  const words = WORDS.card(c);
+  return el("span", { class: `card oldmen-${colour(c.colour)} ${extra}`, title: words.tip },
+    el("span", { class: "card-value" }, words.label), " ", el("span", { class: "card-colour" }, colour(c.colour).slice(0, 3)));
 }
 
 const back = () => el("span", { class: "card back", title: "hidden card", role: "img", "aria-label": "hidden card" }, "");
-const needsText = (o) => listed((o.needs || []).map(colour));
-const orangutanText = (o) => `the ${o.vp} VP orangutan (needs ${needsText(o)})`;
 
 function orangutan(o, context) {
+  const words = WORDS.orangutan(o);
   const node = el(
     "div",
-    { class: "orangutan", title: `${o.vp} VP orangutan, needs ${needsText(o)}` },
-    el("div", { class: "orangutan-vp" }, `${o.vp} VP`),
+    { class: "orangutan", title: words.tip },
+    el("div", { class: "orangutan-vp" }, words.label),
     el("div", { class: "needs" }, (o.needs || []).map((n) => el("span", { class: `dot oldmen-${colour(n)}`, title: colour(n) }, colour(n)[0].toUpperCase())))
   );
   return actOn(node, `orangutan:${o.id}`, context);
@@ -32,7 +51,7 @@ function seatPanel(s, board, context) {
     ? s.hand.map((c) => (mine ? actOn(card(c), `card:${c.colour}:${c.value}`, context) : card(c)))
     : Array.from({ length: s.handCount || 0 }, back);
   const saved = (s.saved || []).map((o) =>
-    el("span", { class: "saved", title: `${o.vp} VP, ${o.tucked?.length || 0} cards under it` }, `${o.vp} VP (−${(o.tucked || []).length})`)
+    el("span", { class: "saved", title: WORDS.saved(o).tip }, WORDS.saved(o).label)
   );
   const roles = [];
   if (board.leader === s.seat) roles.push("leader");
@@ -110,7 +129,7 @@ SENTENCES.oldmen = {
   orangutansRevealed: (f, c) => {
     const vps = (f.orangutanIds || []).map((id) => vpOf(c, id)).filter((v) => v !== undefined);
     const n = (f.orangutanIds || []).length;
-    return `${n === 1 ? "An orangutan joins" : `${n} orangutans join`} the row${vps.length ? ` (${vps.map((v) => `${v} VP`).join(", ")})` : ""}.`;
+    return `${n === 1 ? "An orangutan joins" : `${n} orangutans join`} the row${vps.length ? ` (${vps.map((vp) => WORDS.orangutan({ vp }).label).join(", ")})` : ""}.`;
   },
   cardPlayed: (f, c) => `${who(c, f.seat ?? 0)} play${f.seat === c.seat ? "" : "s"} the ${cardText(f.card)}.`,
   trickRanked: (f, c) => `${playerName(c, f.firstSeat ?? 0)} wins the trick, ${playerName(c, f.secondSeat ?? 0)} comes second.`,
@@ -118,7 +137,7 @@ SENTENCES.oldmen = {
   cardsDiscarded: (f) => `${cards(f.cards) || "No card"} ${(f.cards || []).length === 1 ? "goes" : "go"} to the discard pile.`,
   orangutanSaved: (f, c) => {
     const vp = vpOf(c, f.orangutanId);
-    return `${who(c, f.seat ?? 0)} save${f.seat === c.seat ? "" : "s"} ${vp !== undefined ? `the ${vp} VP orangutan` : "an orangutan"} with ${cards(f.spent)}${f.tucked?.length ? `, tucking ${cards(f.tucked)} under it` : ""}.`;
+    return `${who(c, f.seat ?? 0)} save${f.seat === c.seat ? "" : "s"} ${vp !== undefined ? WORDS.orangutan({ vp }).text : "an orangutan"} with ${cards(f.spent)}${f.tucked?.length ? `, tucking ${cards(f.tucked)} under it` : ""}.`;
   },
   saveDeclined: (f, c) => `${who(c, f.seat ?? 0)} save${f.seat === c.seat ? "" : "s"} no orangutan.`,
   dealFinished: (f, c) => `Deal ${f.deal} is over: ${(f.scores || []).map((s) => `${playerName(c, s.seat ?? 0)} ${s.score}`).join(", ")}.`,
@@ -140,7 +159,7 @@ export function whatNow(view, context, mine) {
   const phase = enumName(view.oldmen?.phase, "OLDMEN_PHASE_");
   const them = whoever(context, view.pendingSeats);
   switch (phase) {
-    case "play": return mine ? "Play a card from your hand into the trick: click it (or focus it and press Enter)." : `${them} play${(view.pendingSeats || []).length === 1 ? "s" : ""} a card into the trick.`;
+    case "play": return mine ? "Play a card from your hand into the trick." : `${them} play${(view.pendingSeats || []).length === 1 ? "s" : ""} a card into the trick.`;
     case "take": return mine ? "You won a place in this trick: take one card of the trick that is not yours." : `${them} take${(view.pendingSeats || []).length === 1 ? "s" : ""} a card from the trick.`;
     case "save": return mine ? "Save an orangutan with cards of its colours from your pool, or save none now." : `${them} may save an orangutan.`;
     default: return null;

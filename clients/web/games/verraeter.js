@@ -6,7 +6,6 @@ import { SENTENCES, actOn, el, enumName, header, isUnset, listed, playerName, re
 const house = (h) => enumName(h, "VERRAETER_HOUSE_");
 const House = (h) => { const n = house(h); return n ? `the ${n[0].toUpperCase()}${n.slice(1)} house` : "no house"; };
 const ACTIONS = { traitor: "Traitor", diplomat2: "Diplomat (2 cards)", diplomat5: "Diplomat (5 VP)", strategist: "Strategist", builder: "Builder", farmer: "Farmer" };
-const action = (a) => ACTIONS[enumName(a, "VERRAETER_ACTION_")] || enumName(a, "VERRAETER_ACTION_");
 const side = (s) => enumName(s, "VERRAETER_BUILDING_SIDE_");
 const REASONS = { land: "for a land", traitor: "as traitor", strategist: "as strategist", "trading post": "for trading posts" };
 const reason = (r) => REASONS[enumName(r, "VERRAETER_SCORE_REASON_")] || "";
@@ -14,12 +13,29 @@ const SOURCES = { farmer: "as farmer", estate: "from an estate", diplomat2: "as 
 const values = (list) => listed((list || []).map(String));
 // Words for each land type id of the data (VerraeterLandType.id): an id is never shown as it is.
 export const LAND_TYPES = { wild: "wild", meadow: "meadow", river: "river", forest: "forest", village: "village", city: "city", land5p: "5-player land" };
-const landType = (type) => LAND_TYPES[type] || "land";
 const s_ = (c, seat) => (seat === c.seat ? "" : "s");
+
+// --- what each thing is called ------------------------------------------------------------------------
+// The one place the words for a land, an action card and a supply card come from: `label`, what the board
+// shows; `text`, how the commands and the log name it; `tip`, its tooltip. When the API gives the cards'
+// names and effects and the lands' names, only this changes.
+export const WORDS = {
+  land: (l) => {
+    const type = LAND_TYPES[l?.type] || "land";
+    return { label: `${l.position}. ${type}`, text: `the ${type} (${l.position})`, tip: `${type}, base ${l.base}, ${house(l.house)}`, type };
+  },
+  action: (a) => {
+    const name = ACTIONS[enumName(a, "VERRAETER_ACTION_")] || enumName(a, "VERRAETER_ACTION_");
+    return { label: name, text: name, tip: null };
+  },
+  supply: (v) => ({ label: String(v), text: String(v), tip: null }),
+};
+
+const action = (a) => WORDS.action(a).text;
 
 function landName(context, position) {
   const land = context.lands?.find((l) => l.position === position);
-  return land ? `the ${landType(land.type)} (${position})` : `land ${position}`;
+  return land ? WORDS.land(land).text : `land ${position}`;
 }
 
 function land(l, count, board, context) {
@@ -30,15 +46,16 @@ function land(l, count, board, context) {
       ? el("div", { class: `building seat-${l.buildingOwner}`, title: `${side(l.buildingSide)} of ${playerName(context, l.buildingOwner)}` },
           side(l.buildingSide) === "trading post" ? "⚑ trading post" : "⌂ estate", " ", seatBadge(context, l.buildingOwner))
       : null;
+  const words = WORDS.land(l);
   const node = el(
     "div",
     {
       class: `land house-${house(l.house)}${battle ? " battlefield" : ""}`,
       "data-position": l.position,
       style: { left: `${50 + 40 * Math.cos(angle)}%`, top: `${50 + 40 * Math.sin(angle)}%` },
-      title: `${landType(l.type)}, base ${l.base}, ${house(l.house)}${battle ? ", battlefield" : ""}`,
+      title: `${words.tip}${battle ? ", battlefield" : ""}`,
     },
-    el("div", { class: "land-type" }, `${l.position}. ${landType(l.type)}`),
+    el("div", { class: "land-type" }, words.label),
     el("div", { class: "land-house" }, house(l.house), ` · ${l.base}`),
     battle ? el("div", { class: "battle-mark" }, "⚔ battlefield") : null,
     building
@@ -48,7 +65,7 @@ function land(l, count, board, context) {
 
 function seatPanel(s, board, context) {
   const mine = context.seat === s.seat;
-  const hand = s.hand?.length ? s.hand.map((v) => el("span", { class: "supply-card" }, String(v))) : `${s.handCount} hidden`;
+  const hand = s.hand?.length ? s.hand.map((v) => el("span", { class: "supply-card", title: WORDS.supply(v).tip }, WORDS.supply(v).label)) : `${s.handCount} hidden`;
   const roles = [];
   if (board.startSeat === s.seat) roles.push("start player");
   if (board.strategistSeat === s.seat) roles.push("strategist");
@@ -70,7 +87,7 @@ export function render(view, context) {
   const b = view.verraeter;
   const lands = b.lands || [];
   const shown = ["phase", "round", "rounds", "startSeat", "strategistSeat", "battlefield", "lands", "seats", "deckCount", "discard", "packetSeat", "packetCount", "packet", "conflict"];
-  const packet = (b.packet || []).map((a) => actOn(el("span", { class: "action-card" }, action(a)), `action:${a}`, context));
+  const packet = (b.packet || []).map((a) => actOn(el("span", { class: "action-card", title: WORDS.action(a).tip }, WORDS.action(a).label), `action:${a}`, context));
   const centre = el(
     "div",
     { class: "ring-centre" },
