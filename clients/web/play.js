@@ -51,7 +51,8 @@ function clockText(tc, mine, since, events, seat) {
   const used = (Date.now() - since) / 1000;
   const left = Math.max(0, Math.round(perMove - used));
   const bankLeft = Math.max(0, Math.round(bank - Math.max(0, used - perMove)));
-  return `your clock: about ${left} s of ${perMove} s for this move (+ bank about ${bankLeft} s)`;
+  const banked = Number(tc.bankMs || 0) || Number(tc.incrementMs || 0);
+  return `your clock: about ${left} s of ${perMove} s for this move${banked ? ` (+ bank about ${bankLeft} s)` : ""}`;
 }
 
 // Loads the table; while the server cannot be reached, the board this tab saw last (greyed out), if any.

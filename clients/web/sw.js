@@ -1,7 +1,7 @@
 // The page's own files, kept by the browser so that a reload while the server cannot be reached still shows
 // the page (which then says so, and shows the last board it saw). Network first: while the server answers,
 // every file comes from it as before, and the copy kept here is refreshed; only when it cannot be reached is
-// the copy used. The API (/v1/, /openapi.json) is never kept here.
+// the copy used. Nothing else is kept here: not the API (/v1/, /openapi.json), not the server's other pages.
 const CACHE = "parlour-page-1";
 const FILES = [
   "./", "index.html", "style.css", "app.js", "api.js", "board.js", "lobby.js", "newtable.js", "play.js", "replay.js",
@@ -21,8 +21,9 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   const scope = new URL(self.registration.scope);
-  const api = url.pathname.startsWith(`${scope.pathname}v1/`) || url.pathname.endsWith("/openapi.json");
-  if (event.request.method !== "GET" || url.origin !== scope.origin || api) return; // the network, as without this file
+  const page = event.request.mode === "navigate" || /\.(js|css|html)$/.test(url.pathname);
+  const api = url.pathname.startsWith(`${scope.pathname}v1/`);
+  if (event.request.method !== "GET" || url.origin !== scope.origin || api || !page) return; // the network, as without this file
   event.respondWith((async () => {
     try {
       const reply = await fetch(event.request);

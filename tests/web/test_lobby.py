@@ -126,3 +126,25 @@ def test_the_page_keeps_a_copy_of_every_one_of_its_files() -> None:
     listed = re.search(r"const FILES = \[(.*?)\];", (web / "sw.js").read_text(encoding="utf-8"), re.DOTALL)
     assert listed
     assert set(re.findall(r'"([^"]+)"', listed.group(1))) - {"./"} == files
+
+
+async def test_the_lobby_and_the_invitations_fit_a_phone(
+    browser: Browser, server: RunningServer, artifacts: Path
+) -> None:
+    context, problems = await watched_context(browser, server, viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        phone = await context.new_page()
+        [link, _] = await new_table(phone, "verraeter", ["person", "person", "house:random"], ["Anna", "Ben", ""])
+        await save_shot(phone, artifacts / "invitations-phone.png")
+        width = "() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth, window.innerWidth)"
+        assert await phone.evaluate(width) <= 390
+        await phone.goto(link)
+        await expect(phone.locator("#board")).to_be_visible()
+        await phone.goto("/")
+        await expect(phone.locator("#my-tables tbody tr")).to_have_count(1)
+        await expect(phone.locator("#running tbody tr").first).to_be_visible()
+        await save_shot(phone, artifacts / "lobby-phone.png")
+        assert await phone.evaluate(width) <= 390  # nothing wider than the screen
+    finally:
+        await context.close()
+    assert problems == []

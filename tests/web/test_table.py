@@ -51,6 +51,8 @@ async def test_a_clocked_table_shows_the_clock(page: Page, api: JsonClient) -> N
     await sit(page, game_id, tokens, 0)
     clock = page.locator("#clock")
     await expect(clock).to_have_text(re.compile(r"^your clock: about (60|59|58) s of 60 s for this move"))
+    # It counts down.
+    await expect(clock).to_have_text(re.compile(r"^your clock: about (57|56|55|54) s of 60 s"), timeout=8000)
     await page.locator("[data-legal-command]:visible").first.click()
     await expect(clock).to_have_text("clock: 60 s a move")  # chosen: no longer this seat's clock
 
