@@ -4,7 +4,7 @@
 // be clicked, and a move that could not be sent is sent again (with the same command id) once it is back.
 import { UNREACHABLE, allEvents, getGame, getSeatView, newCommandId, sentence, submitCommand, unreachable, watchSeat } from "./api.js";
 import { FINISHED, RENDERERS, lastMove, lastMoveText, markLastMove, namesOf, renderBoard } from "./board.js";
-import { commandButton, commandKind, describeEvent, el, genericLabel, playerName } from "./games/common.js";
+import { commandButton, commandKind, describeEvent, el, genericLabel, playerName, whoever } from "./games/common.js";
 import { chime, soundToggle, tabTitle } from "./signals.js";
 import * as store from "./store.js";
 
@@ -204,7 +204,9 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
       turnSince = Number.isFinite(stamp) ? Math.min(stamp, Date.now()) : Date.now();
       if (drawn) chime();
     }
-    hint.textContent = view.status === FINISHED ? "" : game?.whatNow?.(view, context, myTurn) || (myTurn ? "Choose one of the highlighted things." : "");
+    const pending = view.pendingSeats || [];
+    const fallback = myTurn ? "Choose one of the highlighted things, or a choice above the board." : pending.length ? `${whoever(context, pending)} ${pending.length === 1 ? "must choose" : "must each choose"}.` : "";
+    hint.textContent = view.status === FINISHED ? "" : game?.whatNow?.(view, context, myTurn) || fallback;
     if (view.status === FINISHED) status.dataset.finished = "true";
     tabTitle(title, myTurn && view.status !== FINISHED);
     setOffline(offline);
