@@ -83,7 +83,7 @@ class OldMen:
         return evolve(state, event)
 
     def check_command(self, state: State, command: pb.OldmenCommand) -> None:
-        """Malformed whatever the phase: no kind, or no such card (``deciding.check_command``)."""
+        """Malformed whatever the phase: no kind, or no such card (``engines.oldmen.rules.check_command``)."""
         deciding.check_command(state, command)
 
     def decide(self, state: State, seat: int, command: pb.OldmenCommand) -> list[pb.OldmenEvent]:

@@ -78,7 +78,7 @@ class State:
     """A game in progress. ``seed`` is secret (never shown while the game runs). ``rules`` are the rules of
     the version the game began under (not stored in snapshots: the game gives them back)."""
 
-    rules: OldmenRules = field(metadata=GIVEN)
+    rules: OldmenRules = field(metadata=GIVEN, repr=False)
     seats: int
     match_deals: int
     rules_version: str
@@ -113,7 +113,7 @@ class State:
 
     @property
     def is_last_round(self) -> bool:
-        """Whether this is the deal's tenth round."""
+        """Whether this is the deal's last round (``rules.deal_rounds``: one per card of a hand)."""
         return self.round == self.rules.deal_rounds
 
     def orangutan(self, orangutan_id: str) -> Orangutan | None:

@@ -92,7 +92,7 @@ class State:
     round's hidden action card and ``packet`` the draft packet (both hidden from clients). ``rules`` are the
     rules of the version the game began under (not stored in snapshots: the game gives them back)."""
 
-    rules: VerraeterRules = field(metadata=GIVEN)
+    rules: VerraeterRules = field(metadata=GIVEN, repr=False)
     seats: int
     rounds: int
     rules_version: str
