@@ -3,6 +3,9 @@
 Each event of a round has its transition here as a function of plain values (``played``, ``ranked``, ...):
 ``evolve`` reads an event's values and calls it, and ``rules`` calls it with the values it puts in the
 event it decides, so deciding a command yields the state its events lead to without folding them again.
+
+The first event, ``game_started``, gives the new state the rules of the game object that folds it
+(:meth:`engines.oldmen.game.OldMen.evolve` passes them); every later state keeps them.
 """
 
 from __future__ import annotations
@@ -10,31 +13,32 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engines.oldmen.data import Card, Orangutan
+from engines.oldmen.data import Card, OldmenRules
 from engines.oldmen.state import Phase, Saved, SeatState, State, evolve_replace
 from parlour.v1 import oldmen_pb2 as pb
 
-__all__ = ["declined", "discarded", "evolve", "played", "ranked", "revealed", "saved", "took"]
+__all__ = ["declined", "discarded", "evolve", "played", "ranked", "revealed", "saved", "started", "took"]
 
 
 def evolve(state: State | None, event: pb.OldmenEvent) -> State:
-    """The state after ``event``."""
+    """The state after ``event`` (the first event, ``game_started``, goes to :func:`started` with the rules
+    of the game object; one folded onto a state starts a new game under that state's rules)."""
     kind = event.WhichOneof("kind")
-    if kind == "game_started":
-        return _started(event.game_started)
     assert state is not None and kind is not None, "a game's log starts with game_started; every event has a kind"
     return _APPLY[kind](state, getattr(event, kind))
 
 
-def _started(e: pb.OldmenGameStarted) -> State:
+def started(e: pb.OldmenGameStarted, rules: OldmenRules) -> State:
+    """GameStarted: a new game under ``rules`` (those of the game object folding the log). The orangutan
+    table the event lists is the one of ``rules``, which the state reads."""
     return State(
+        rules=rules,
         seats=e.seats,
         match_deals=e.match_deals,
         rules_version=e.rules_version,
         seed=e.seed,
         seed_commitment=e.seed_commitment,
         seed_salt=e.seed_salt,
-        orangutans=tuple(Orangutan.from_pb(o) for o in e.orangutans),
         players=tuple(SeatState() for _ in range(e.seats)),
     )
 
@@ -171,7 +175,9 @@ def _save_decided(state: State) -> State:
 def _deal_finished(state: State, e: pb.OldmenDealFinished) -> State:
     players = tuple(
         evolve_replace(
-            p, match_score=p.match_score + p.score, match_vps=p.match_vps + tuple(s.orangutan.vp for s in p.saved)
+            p,
+            match_score=p.match_score + p.score(state.rules),
+            match_vps=p.match_vps + tuple(s.orangutan.vp for s in p.saved),
         )
         for p in state.players
     )
@@ -182,7 +188,12 @@ def _match_finished(state: State, e: pb.OldmenMatchFinished) -> State:
     return evolve_replace(state, phase=Phase.OVER, winners=tuple(e.winners))
 
 
+def _restarted(state: State, e: pb.OldmenGameStarted) -> State:
+    return started(e, state.rules)
+
+
 _APPLY: dict[str, Callable[[State, Any], State]] = {
+    "game_started": _restarted,
     "start_player_drawn": _start_player_drawn,
     "hand_dealt": _hand_dealt,
     "orangutan_deck_shuffled": _deck_shuffled,

@@ -256,7 +256,7 @@ def _end_of_deal(state: State) -> Decided:
     finished = pb.OldmenEvent(deal_finished=pb.OldmenDealFinished(deal=state.deal, scores=deal_scores(state)))
     scored = evolve(state, finished)
     if state.deal < state.match_deals:
-        dealt = deal_events(state.deal + 1, state.seats, state.seed, state.orangutans)
+        dealt = deal_events(state.deal + 1, state.seats, state.seed, state.rules)
         for event in dealt:
             scored = evolve(scored, event)
         return [finished, *dealt], scored

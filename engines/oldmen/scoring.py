@@ -20,9 +20,9 @@ def deal_scores(state: State) -> list[pb.OldmenSeatScore]:
     return [
         pb.OldmenSeatScore(
             seat=seat,
-            score=player.score,
+            score=player.score(state.rules),
             orangutan_points=player.orangutan_points,
-            penalty=player.penalty,
+            penalty=player.penalty(state.rules),
             orangutan_vps=sorted((s.orangutan.vp for s in player.saved), reverse=True),
         )
         for seat, player in enumerate(state.players)

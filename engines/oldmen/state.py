@@ -1,12 +1,19 @@
-"""The state of a game of Old Men of the Forest: frozen dataclasses, rebuilt by folding the events."""
+"""The state of a game of Old Men of the Forest: frozen dataclasses, rebuilt by folding the events.
+
+A state carries the rules of its game's version (``State.rules``, an :class:`~engines.oldmen.data.OldmenRules`
+set from the game object when ``game_started`` is folded and shared by every later state); the engine reads
+the orangutan table and the numbers of the rules from there. Snapshots leave the rules out (``GIVEN``): the
+game gives them back when it decodes one.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
 
-from engines.oldmen.data import BROWN, DEAL_ROUNDS, Card, Orangutan
+from engines.oldmen.data import Card, OldmenRules, Orangutan
+from engines.snapshot import GIVEN
 
 __all__ = ["Phase", "Saved", "SeatState", "State", "evolve_replace"]
 
@@ -45,15 +52,17 @@ class SeatState:
         return sum(s.orangutan.vp for s in self.saved)
 
     @property
-    def penalty(self) -> int:
-        """Points lost for cards under orangutans or left in the pool: 1 each, 2 for brown."""
-        cards = [c for s in self.saved for c in s.tucked] + list(self.pool)
-        return sum(2 if c.colour == BROWN else 1 for c in cards)
+    def penalised(self) -> tuple[Card, ...]:
+        """The cards that cost points: those under the saved orangutans and those left in the pool."""
+        return (*(c for s in self.saved for c in s.tucked), *self.pool)
 
-    @property
-    def score(self) -> int:
-        """This deal's score so far."""
-        return self.orangutan_points - self.penalty
+    def penalty(self, rules: OldmenRules) -> int:
+        """Points lost for :attr:`penalised` cards, by ``rules`` (1 each, 2 for brown in every version so far)."""
+        return rules.penalty_of(self.penalised)
+
+    def score(self, rules: OldmenRules) -> int:
+        """This deal's score so far, by ``rules``."""
+        return self.orangutan_points - self.penalty(rules)
 
     def can_fund(self, orangutan: Orangutan) -> bool:
         """Whether the pool holds the colours the orangutan needs (brown never pays)."""
@@ -66,14 +75,15 @@ class SeatState:
 
 @dataclass(frozen=True)
 class State:
-    """A game in progress. ``seed`` is secret (never shown while the game runs)."""
+    """A game in progress. ``seed`` is secret (never shown while the game runs). ``rules`` are the rules of
+    the version the game began under (not stored in snapshots: the game gives them back)."""
 
+    rules: OldmenRules = field(metadata=GIVEN, repr=False)
     seats: int
     match_deals: int
     rules_version: str
     seed: bytes
     seed_commitment: bytes
-    orangutans: tuple[Orangutan, ...]
     players: tuple[SeatState, ...]
     seed_salt: bytes = b""  # secret like the seed; in the commitment, revealed with the seed
     deal: int = 0
@@ -103,15 +113,12 @@ class State:
 
     @property
     def is_last_round(self) -> bool:
-        """Whether this is the deal's tenth round."""
-        return self.round == DEAL_ROUNDS
+        """Whether this is the deal's last round (``rules.deal_rounds``: one per card of a hand)."""
+        return self.round == self.rules.deal_rounds
 
     def orangutan(self, orangutan_id: str) -> Orangutan | None:
-        """The orangutan card with that id, if the game has one."""
-        for orangutan in self.orangutans:
-            if orangutan.id == orangutan_id:
-                return orangutan
-        return None
+        """The orangutan card with that id, if the game's rules have one."""
+        return self.rules.orangutan(orangutan_id)
 
     def card_of(self, seat: int) -> Card | None:
         """The card ``seat`` played to the current trick, if any."""

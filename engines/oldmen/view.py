@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines.oldmen.data import DECK, HAND_SIZE
+from engines.oldmen.data import DECK
 from engines.oldmen.state import Phase, State
 from parlour.v1 import oldmen_pb2 as pb
 
@@ -30,16 +30,16 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.OldmenVi
         first_winner=state.first,
         second_winner=state.second,
         deck_count=len(state.deck),
-        undealt_count=len(DECK) - HAND_SIZE * state.seats,
+        undealt_count=len(DECK) - state.rules.hand_size * state.seats,
         discard=[c.to_pb() for c in state.discard],
-        orangutans=[o.to_pb() for o in state.orangutans],
+        orangutans=[o.to_pb() for o in state.rules.orangutans],
     )
     for s, player in enumerate(state.players):
         seat_view = result.seats.add(
             seat=s,
             hand_count=len(player.hand),
             pool=[c.to_pb() for c in player.pool],
-            score=player.score,
+            score=player.score(state.rules),
             match_score=player.match_score,
         )
         if s == seat or reveal:

@@ -1,30 +1,38 @@
-"""Game data of Verräter: lands, supply deck, action cards and limits (from ``verraeter.json``)."""
+"""Game data of Verräter: the rules of a version (:class:`VerraeterRules`: lands, supply deck, action cards
+and limits, read from a data file), and the names of houses, sides and action cards.
+
+The names are pure constants of the game (enum maps) and stay module constants. Everything a rules version
+may change lives in :class:`VerraeterRules`, built by :func:`load_rules` from a data file beside this module
+(``verraeter.json`` for ``verraeter/1``); a state carries the rules of the version its game began under
+(``State.rules``), and the engine reads them from there.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from importlib import resources
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from engines.rules import RulesVersion, data_file
 from parlour.v1 import verraeter_pb2 as pb
 
 __all__ = [
     "ACTION_IDS",
-    "DATA",
     "EAGLE",
     "ESTATE",
     "HOUSES",
     "ROSE",
     "TRADING_POST",
     "ActionEffect",
-    "Data",
     "LandCard",
     "LandType",
+    "VerraeterRules",
     "action_name",
     "house_name",
-    "load_data",
+    "load_rules",
     "other_house",
+    "read_rules",
 ]
 
 House = int  # a pb.VerraeterHouse value
@@ -114,10 +122,17 @@ class ActionEffect:
 
 
 @dataclass(frozen=True)
-class Data:
-    """Every number of the game that the rules file lists (proposed values included)."""
+class VerraeterRules:
+    """The rules of one version of Verräter: ``version`` names them (its data file and flags), and the rest
+    is every number of the game that the rules file lists (proposed values included), read from that data
+    file: rounds per seat count, limits, land types and cards, the supply deck, the action cards' effects.
 
-    rounds: dict[int, int]
+    Immutable (the two tables are never changed) and shared by every state of the games of its version
+    (states carry it, snapshots leave it out: :data:`engines.snapshot.GIVEN`).
+    """
+
+    version: RulesVersion
+    rounds: Mapping[int, int] = field(hash=False)
     hand_limit: int
     max_play: int
     refill_cap: int
@@ -130,7 +145,7 @@ class Data:
     lands: tuple[LandCard, ...]
     supply_base: tuple[int, ...]
     supply_five_player: tuple[int, ...]
-    actions: dict[Action, ActionEffect]
+    actions: Mapping[Action, ActionEffect] = field(hash=False)
 
     def lands_for(self, seats: int) -> tuple[LandCard, ...]:
         """The land cards in play (the 5-player ones only with 5 seats)."""
@@ -145,12 +160,38 @@ class Data:
         return tuple(a for a, e in sorted(self.actions.items()) if mercenary or not e.optional)
 
 
-def load_data(text: str | None = None) -> Data:
-    """The game data from ``verraeter.json`` (or ``text``), checked: known houses, actions and land types,
-    VP tables for 1..5 winners, positive supply values. Raises ``ValueError`` naming the bad entry."""
-    if text is None:
-        text = resources.files(__package__).joinpath("verraeter.json").read_text(encoding="utf-8")
-    raw: dict[str, Any] = json.loads(text)
+#: The rule flags a Verräter version may set: none yet (a later version adds its flag here and in
+#: :func:`read_rules`).
+_FLAGS: frozenset[str] = frozenset()
+
+
+def load_rules(name: str, *, file: str = "verraeter.json", flags: Mapping[str, str] | None = None) -> VerraeterRules:
+    """The rules of version ``name`` (``"verraeter/1"``): the data file ``file`` of this package, and the rule
+    ``flags``. Raises ``ValueError`` naming the version, the file and the bad entry (see :func:`read_rules`)."""
+    return read_rules(RulesVersion.of(name, (data_file("engines.verraeter", file),), flags))
+
+
+def read_rules(version: RulesVersion) -> VerraeterRules:
+    """The rules ``version`` names: its one data file parsed and checked (rounds for 3 to 5 seats, known
+    houses, actions and land types, VP tables for 1..5 winners, unique land ids, positive supply values), its
+    flags known. Raises ``ValueError`` with a sentence naming the version, the file and the bad entry."""
+    if version.game != "verraeter":
+        raise ValueError(f"{version.name} is not a rules version of Verräter (verraeter/<number>)")
+    if len(version.files) != 1:
+        raise ValueError(f"{version.name}: Verräter rules read one data file")
+    unknown = sorted(set(dict(version.flags)) - _FLAGS)
+    if unknown:
+        raise ValueError(f"{version.name}: Verräter has no rule flag {unknown[0]!r}")
+    source = version.files[0]
+    try:
+        return _parse(version, json.loads(source.content))
+    except KeyError as missing:
+        raise ValueError(f"{version.name}, {source.path}: an entry lacks the field {missing}") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"{version.name}, {source.path}: {error}") from None
+
+
+def _parse(version: RulesVersion, raw: dict[str, Any]) -> VerraeterRules:
     types = tuple(LandType(t["id"], int(t["base"]), tuple(int(v) for v in t["vp"])) for t in raw["land_types"])
     known = {t.id for t in types}
     for land_type in types:
@@ -163,8 +204,12 @@ def load_data(text: str | None = None) -> Data:
     extra = tuple(int(v) for v in raw["supply"]["five_player"])
     if min(supply + extra) < 1:
         raise ValueError("supply card values must be positive")
-    return Data(
-        rounds={int(k): int(v) for k, v in raw["rounds"].items()},
+    rounds = {int(k): int(v) for k, v in raw["rounds"].items()}
+    if sorted(rounds) != [3, 4, 5]:
+        raise ValueError("rounds: needs the number of rounds for 3, 4 and 5 players")
+    return VerraeterRules(
+        version=version,
+        rounds=rounds,
         hand_limit=int(raw["hand_limit"]),
         max_play=int(raw["max_play"]),
         refill_cap=int(raw["refill_cap"]),
@@ -195,7 +240,3 @@ def _action(name: str) -> Action:
 
 def _effect(entry: dict[str, Any]) -> ActionEffect:
     return ActionEffect(int(entry["strength"]), int(entry["vp"]), int(entry["draws"]), bool(entry.get("optional")))
-
-
-#: The game data of this rules version, loaded once from ``verraeter.json``.
-DATA: Data = load_data()

@@ -1,25 +1,28 @@
-"""Applying events to the state of Verräter. Never validates: every event was decided."""
+"""Applying events to the state of Verräter. Never validates: every event was decided.
+
+The first event, ``game_started``, gives the new state the rules of the game object that folds it
+(:meth:`engines.verraeter.game.Verraeter.evolve` passes them, :func:`started`); every later state keeps them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from engines.verraeter.data import DATA, LandType
+from engines.verraeter.data import LandType, VerraeterRules
 from engines.verraeter.state import Conflict, Land, Phase, Player, State, replace
 from parlour.v1 import verraeter_pb2 as pb
 
-__all__ = ["evolve", "remove_values"]
+__all__ = ["evolve", "remove_values", "started"]
 
 _BUILDER = pb.VERRAETER_ACTION_BUILDER
 _MERCENARY = pb.VERRAETER_ACTION_MERCENARY
 
 
 def evolve(state: State | None, event: pb.VerraeterEvent) -> State:
-    """The state after ``event``."""
+    """The state after ``event`` (the first event, ``game_started``, goes to :func:`started` with the rules
+    of the game object; one folded onto a state starts a new game under that state's rules)."""
     kind = event.WhichOneof("kind")
-    if kind == "game_started":
-        return _started(event.game_started)
     assert state is not None, "a game's log starts with game_started"
     return _APPLY[kind](state, getattr(event, kind))  # type: ignore[index,arg-type]  # kind is set in every logged event
 
@@ -34,8 +37,11 @@ def remove_values(hand: tuple[int, ...], values: Any) -> tuple[int, ...] | None:
     return tuple(rest)
 
 
-def _started(e: pb.VerraeterGameStarted) -> State:
+def started(e: pb.VerraeterGameStarted, rules: VerraeterRules) -> State:
+    """GameStarted: a new game under ``rules`` (those of the game object folding the log), with the land
+    types, action cards and rounds the event lists (chosen from those rules by the seat count and options)."""
     return State(
+        rules=rules,
         seats=e.seats,
         rounds=e.rounds,
         rules_version=e.rules_version,
@@ -60,8 +66,12 @@ def _lands(state: State, position: int, **changes: Any) -> tuple[Land, ...]:
     return tuple(lands)
 
 
+def _restarted(state: State, e: pb.VerraeterGameStarted) -> State:
+    return started(e, state.rules)
+
+
 def _seats_assigned(state: State, e: pb.VerraeterSeatsAssigned) -> State:
-    reserve = DATA.buildings_per_player
+    reserve = state.rules.buildings_per_player
     players = tuple(Player(house=h, reserve=reserve) for h in e.houses)
     return replace(state, players=players, start_seat=e.start_seat, strategist=e.strategist_seat)
 
@@ -228,6 +238,7 @@ def _game_finished(state: State, e: pb.VerraeterGameFinished) -> State:
 
 
 _APPLY: dict[str, Callable[[State, Any], State]] = {
+    "game_started": _restarted,
     "seats_assigned": _seats_assigned,
     "lands_laid": _lands_laid,
     "supply_shuffled": _supply_shuffled,

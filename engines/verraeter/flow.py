@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engines.prng import Prng
-from engines.verraeter.data import DATA, EAGLE, ESTATE, ROSE, other_house
+from engines.verraeter.data import EAGLE, ESTATE, ROSE, other_house
 from engines.verraeter.evolve import evolve
 from engines.verraeter.scoring import final_bonuses, winners_of
 from engines.verraeter.state import Phase, State
 from parlour.v1 import verraeter_pb2 as pb
 
-__all__ = ["DATA", "Chain", "advance", "end_round", "fights_for", "pass_packet", "start_draft", "strengths"]
+__all__ = ["Chain", "advance", "end_round", "fights_for", "pass_packet", "start_draft", "strengths"]
 
 _TRAITOR = pb.VERRAETER_ACTION_TRAITOR
 _DIPLOMAT5 = pb.VERRAETER_ACTION_DIPLOMAT5
@@ -106,9 +106,10 @@ def strengths(state: State) -> dict[int, int]:
     """Strength per house (rules 3.5): land base + supply played by its fighters + action bonuses."""
     first, second = state.pair(state.battlefield)
     total = {first.house: first.type.base, second.house: second.type.base}
+    effects = state.rules.actions
     for seat, player in enumerate(state.players):
         total[fights_for(state, seat)] += sum(player.played)
-        effect = DATA.actions.get(player.action)
+        effect = effects.get(player.action)
         if effect and effect.strength:
             total[player.house] += effect.strength
     return total
@@ -138,8 +139,9 @@ def _resolve(chain: Chain) -> None:
         scores += [
             pb.VerraeterScore(seat=s, points=points, reason=pb.VERRAETER_SCORE_REASON_LAND) for s in fighters if points
         ]
+    effects = state.rules.actions
     for seat, player in enumerate(state.players):
-        effect = DATA.actions.get(player.action)
+        effect = effects.get(player.action)
         if effect and effect.vp:
             reason = _SCORE_REASON.get(player.action, pb.VERRAETER_SCORE_REASON_UNSPECIFIED)
             scores.append(pb.VerraeterScore(seat=seat, points=effect.vp, reason=reason))  # type: ignore[arg-type]
@@ -164,7 +166,7 @@ def _refill(chain: Chain) -> None:
         chain.emit(pb.VerraeterEvent(played_cards_discarded=pb.VerraeterPlayedCardsDiscarded(values=played)))
     farmer = state.holder(_FARMER)
     if farmer >= 0:
-        _draw(chain, farmer, pb.VERRAETER_DRAW_SOURCE_FARMER, DATA.actions[_FARMER].draws)
+        _draw(chain, farmer, pb.VERRAETER_DRAW_SOURCE_FARMER, state.rules.actions[_FARMER].draws)
     for seat in (state.seat_after(state.start_seat, i) for i in range(state.seats)):
         house = state.players[seat].house
         estates = sum(1 for land in state.lands if land.owner == seat and land.side == ESTATE and land.house == house)
@@ -172,8 +174,9 @@ def _refill(chain: Chain) -> None:
             _draw(chain, seat, pb.VERRAETER_DRAW_SOURCE_ESTATE, estates)
     diplomat = state.holder(_DIPLOMAT2)
     if diplomat >= 0:
-        _draw(chain, diplomat, pb.VERRAETER_DRAW_SOURCE_DIPLOMAT2, DATA.actions[_DIPLOMAT2].draws)
-    over = [s for s, p in enumerate(chain.state.players) if len(p.hand) > DATA.hand_limit]
+        _draw(chain, diplomat, pb.VERRAETER_DRAW_SOURCE_DIPLOMAT2, state.rules.actions[_DIPLOMAT2].draws)
+    limit = state.rules.hand_limit
+    over = [s for s, p in enumerate(chain.state.players) if len(p.hand) > limit]
     if over:
         chain.emit(pb.VerraeterEvent(hand_limit_exceeded=pb.VerraeterHandLimitExceeded(seats=over)))
     else:
@@ -185,9 +188,9 @@ def _draw(chain: Chain, seat: int, source: int, entitled: int) -> None:
     the discard pile when the deck runs out; what cannot be drawn is lost."""
     state = chain.state
     player = state.players[seat]
-    allowed = min(entitled, max(0, DATA.hand_limit - len(player.hand)))
+    allowed = min(entitled, max(0, state.rules.hand_limit - len(player.hand)))
     if state.option("refill_cap") == "true":
-        allowed = min(allowed, max(0, DATA.refill_cap - player.drawn))
+        allowed = min(allowed, max(0, state.rules.refill_cap - player.drawn))
     while True:
         take = min(allowed, len(chain.state.deck))
         allowed -= take
@@ -220,7 +223,7 @@ def end_round(chain: Chain) -> None:
     one_house = len({land.house for land in state.lands}) == 1
     if state.round < state.rounds and not one_house:
         return
-    bonuses = final_bonuses(chain.state, DATA)
+    bonuses = final_bonuses(chain.state)
     totals = [p.vp for p in chain.state.players]
     for bonus in bonuses:
         totals[bonus.seat] += bonus.points

@@ -16,7 +16,7 @@ from typing import Any
 from engines.errors import IllegalCommandError, MalformedCommandError
 from engines.verraeter.data import ESTATE, HOUSES, TRADING_POST, action_name, house_name
 from engines.verraeter.evolve import remove_values
-from engines.verraeter.flow import DATA, Chain, advance, pass_packet, start_draft
+from engines.verraeter.flow import Chain, advance, pass_packet, start_draft
 from engines.verraeter.state import Phase, State
 from parlour.v1 import verraeter_pb2 as pb
 
@@ -161,8 +161,9 @@ def _why_not_place(state: State, seat: int, position: int, side: int) -> str | N
         return "you have no building left in your reserve"
     if state.lands[position].owner >= 0:
         return f"{_land(state, position)} already has a building: choose a land without one"
-    if side == TRADING_POST and state.trading_posts(seat) >= DATA.trading_post_limit:
-        return f"you already have {DATA.trading_post_limit} trading posts on the board"
+    limit = state.rules.trading_post_limit
+    if side == TRADING_POST and state.trading_posts(seat) >= limit:
+        return f"you already have {limit} trading posts on the board"
     return None
 
 
@@ -170,8 +171,9 @@ def _why_not_flip(state: State, seat: int, position: int) -> str | None:
     land = state.lands[position]
     if land.owner != seat:
         return f"you have no building under {_land(state, position)}"
-    if land.side == ESTATE and state.trading_posts(seat) >= DATA.trading_post_limit:
-        return f"you already have {DATA.trading_post_limit} trading posts on the board"
+    limit = state.rules.trading_post_limit
+    if land.side == ESTATE and state.trading_posts(seat) >= limit:
+        return f"you already have {limit} trading posts on the board"
     return None
 
 
@@ -279,8 +281,8 @@ def _why_not_held(state: State, seat: int, values: Sequence[int]) -> str | None:
 
 
 def _why_not_play(state: State, seat: int, values: Sequence[int]) -> str | None:
-    if len(values) > DATA.max_play:
-        return f"you may play at most {DATA.max_play} supply cards"
+    if len(values) > state.rules.max_play:
+        return f"you may play at most {state.rules.max_play} supply cards"
     return _why_not_held(state, seat, values)
 
 
@@ -293,7 +295,7 @@ def _play(state: State, seat: int, command: pb.VerraeterPlaySupply) -> list[pb.V
 
 def _legal_play(state: State, seat: int) -> list[Command]:
     """Playing nothing first, then every distinct multiset of hand values (smaller first)."""
-    subsets = _subsets(state.players[seat].hand, 0, DATA.max_play)
+    subsets = _subsets(state.players[seat].hand, 0, state.rules.max_play)
     return [
         Command(play_supply=pb.VerraeterPlaySupply(values=v)) for v in subsets if _why_not_play(state, seat, v) is None
     ]
@@ -312,9 +314,10 @@ def _legal_declare(state: State, seat: int) -> list[Command]:
 
 
 def _why_not_discard(state: State, seat: int, values: Sequence[int]) -> str | None:
-    excess = len(state.players[seat].hand) - DATA.hand_limit
+    limit = state.rules.hand_limit
+    excess = len(state.players[seat].hand) - limit
     if len(values) != excess:
-        return f"discard exactly {excess} card{'s' if excess != 1 else ''} to keep {DATA.hand_limit}"
+        return f"discard exactly {excess} card{'s' if excess != 1 else ''} to keep {limit}"
     return _why_not_held(state, seat, values)
 
 
@@ -327,7 +330,7 @@ def _discard(state: State, seat: int, command: pb.VerraeterDiscardCards) -> list
 
 def _legal_discard(state: State, seat: int) -> list[Command]:
     """Every distinct multiset of the right size, lowest values first."""
-    excess = len(state.players[seat].hand) - DATA.hand_limit
+    excess = len(state.players[seat].hand) - state.rules.hand_limit
     subsets = _subsets(state.players[seat].hand, excess, excess)
     return [
         Command(discard_cards=pb.VerraeterDiscardCards(values=v))

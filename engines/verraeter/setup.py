@@ -4,31 +4,31 @@ from __future__ import annotations
 
 from engines.contract import GameConfig, commit_seed
 from engines.prng import Prng
-from engines.verraeter.data import EAGLE, ROSE, Data, LandCard
+from engines.verraeter.data import EAGLE, ROSE, LandCard, VerraeterRules
 from parlour.v1 import verraeter_pb2 as pb
 
-__all__ = ["RULES_VERSION", "start_events"]
-
-RULES_VERSION = "verraeter/1"
+__all__ = ["start_events"]
 
 
-def start_events(config: GameConfig, seed: bytes, data: Data, salt: bytes = b"") -> list[pb.VerraeterEvent]:
-    """Game started (rules, options, data, seed commitment), seats and houses, the ring of lands, each
-    seat's starting hand and the draw deck. Drawn from ``Prng(seed, "verraeter", "setup")``."""
+def start_events(config: GameConfig, seed: bytes, rules: VerraeterRules, salt: bytes = b"") -> list[pb.VerraeterEvent]:
+    """Game started (rules version, options, the data of the game's lands and action cards, seed commitment),
+    seats and houses, the ring of lands, each seat's starting hand and the draw deck, under the rules
+    ``rules``. Drawn from ``Prng(seed, "verraeter", "setup")``."""
     seats = config.seats
     prng = Prng(seed, "verraeter", "setup")
-    lands = data.lands_for(seats)
+    lands = rules.lands_for(seats)
     types = {land.type for land in lands}
+    name = rules.version.name
     started = pb.VerraeterGameStarted(
-        rules_version=RULES_VERSION,
+        rules_version=name,
         seats=seats,
-        rounds=data.rounds[seats],
+        rounds=rules.rounds[seats],
         options=[pb.VerraeterOption(name=k, value=v) for k, v in config.options],
-        seed_commitment=commit_seed(seed, RULES_VERSION, salt),
+        seed_commitment=commit_seed(seed, name, salt),
         seed=seed,
         seed_salt=salt,
-        land_types=[t.to_pb() for t in data.land_types if t.id in types],
-        actions=data.actions_for(config.flag("mercenary")),  # type: ignore[arg-type]
+        land_types=[t.to_pb() for t in rules.land_types if t.id in types],
+        actions=rules.actions_for(config.flag("mercenary")),  # type: ignore[arg-type]
     )
     start = prng.below(seats)
     houses = [EAGLE if (seat - start) % seats % 2 == 0 else ROSE for seat in range(seats)]
@@ -42,7 +42,7 @@ def start_events(config: GameConfig, seed: bytes, data: Data, salt: bytes = b"")
         pb.VerraeterEvent(seats_assigned=assigned),
         pb.VerraeterEvent(lands_laid=laid),
     ]
-    hands, deck = _deal(seats, start, data, config.option("start_hand"), prng)
+    hands, deck = _deal(seats, start, rules, config.option("start_hand"), prng)
     for seat in range(seats):
         dealt = pb.VerraeterHandDealt(seat=seat, values=sorted(hands[seat]), count=len(hands[seat]))
         events.append(pb.VerraeterEvent(hand_dealt=dealt))
@@ -60,18 +60,18 @@ def _ring(lands: tuple[LandCard, ...], layout: str, prng: Prng) -> list[LandCard
     return [land for pair in zip(eagles, roses, strict=True) for land in pair]
 
 
-def _deal(seats: int, start: int, data: Data, mode: str, prng: Prng) -> tuple[list[list[int]], list[int]]:
+def _deal(seats: int, start: int, rules: VerraeterRules, mode: str, prng: Prng) -> tuple[list[list[int]], list[int]]:
     """Random: shuffle, deal the start hand size to each seat from the start player on (D2). Classic: each
     seat gets the fixed start hand, the rest is shuffled."""
-    deck = list(data.supply_for(seats))
+    deck = list(rules.supply_for(seats))
     hands: list[list[int]] = [[] for _ in range(seats)]
     if mode == "classic":
         for seat in range(seats):
-            for value in data.classic_start_hand:
+            for value in rules.classic_start_hand:
                 deck.remove(value)
                 hands[seat].append(value)
         return hands, prng.shuffled(deck)
     deck = prng.shuffled(deck)
-    for i in range(data.start_hand_size * seats):
+    for i in range(rules.start_hand_size * seats):
         hands[(start + i) % seats].append(deck[i])
-    return hands, deck[data.start_hand_size * seats :]
+    return hands, deck[rules.start_hand_size * seats :]

@@ -1,12 +1,21 @@
-"""The state of a game of Verräter: frozen dataclasses, rebuilt by folding the events."""
+"""The state of a game of Verräter: frozen dataclasses, rebuilt by folding the events.
+
+A state carries the rules of its game's version (``State.rules``, a
+:class:`~engines.verraeter.data.VerraeterRules` set from the game object when ``game_started`` is folded and
+shared by every later state); the engine reads the limits and the action cards' effects from there. The land
+types, action cards and number of rounds of the game (what ``game_started`` lists, chosen from those rules by
+the seat count and the options) are fields of their own. Snapshots leave the rules out (``GIVEN``): the game
+gives them back when it decodes one.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
 
-from engines.verraeter.data import ESTATE, TRADING_POST, LandType
+from engines.snapshot import GIVEN
+from engines.verraeter.data import ESTATE, TRADING_POST, LandType, VerraeterRules
 
 __all__ = ["Conflict", "Land", "Phase", "Player", "State", "replace"]
 
@@ -80,8 +89,10 @@ class Conflict:
 @dataclass(frozen=True)
 class State:
     """A game in progress. ``seed`` is secret (never shown while the game runs); ``action_order[0]`` is the
-    round's hidden action card and ``packet`` the draft packet (both hidden from clients)."""
+    round's hidden action card and ``packet`` the draft packet (both hidden from clients). ``rules`` are the
+    rules of the version the game began under (not stored in snapshots: the game gives them back)."""
 
+    rules: VerraeterRules = field(metadata=GIVEN, repr=False)
     seats: int
     rounds: int
     rules_version: str

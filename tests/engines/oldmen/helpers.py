@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from engines.contract import commit_seed, fold, step
-from engines.oldmen import OLDMEN
-from engines.oldmen.data import DECK, Card, load_orangutans
-from engines.oldmen.setup import RULES_VERSION
+from engines.oldmen import OLDMEN, OldMen
+from engines.oldmen.data import DECK, Card
 from engines.oldmen.state import State
 from parlour.v1 import oldmen_pb2 as pb
 
 SEED = b"hand-written"
-ALL_ORANGUTANS = tuple(o.id for o in load_orangutans())
+RULES_VERSION = OLDMEN.spec.rules_version
+ALL_ORANGUTANS = tuple(o.id for o in OLDMEN.rules.orangutans)
 _COLOURS = {
     "red": pb.OLDMEN_COLOUR_RED,
     "yellow": pb.OLDMEN_COLOUR_YELLOW,
@@ -58,16 +58,19 @@ def setup_events(
     order: Sequence[str] = ALL_ORANGUTANS,
     match_deals: int = 1,
     seed: bytes = SEED,
+    game: OldMen = OLDMEN,
 ) -> list[pb.OldmenEvent]:
-    """GameStarted, StartPlayerDrawn, one HandDealt per seat, OrangutanDeckShuffled and the N+1-card row."""
+    """GameStarted (under ``game``'s rules version), StartPlayerDrawn, one HandDealt per seat,
+    OrangutanDeckShuffled and the N+1-card row."""
     seats = len(hands)
+    version = game.spec.rules_version
     started = pb.OldmenGameStarted(
-        rules_version=RULES_VERSION,
+        rules_version=version,
         seats=seats,
         match_deals=match_deals,
-        seed_commitment=commit_seed(seed, RULES_VERSION),
+        seed_commitment=commit_seed(seed, version),
         seed=seed,
-        orangutans=[o.to_pb() for o in load_orangutans()],
+        orangutans=[o.to_pb() for o in game.rules.orangutans],
     )
     events = [
         pb.OldmenEvent(game_started=started),
@@ -89,9 +92,11 @@ def setup(
     start_seat: int = 0,
     order: Sequence[str] = ALL_ORANGUTANS,
     match_deals: int = 1,
+    game: OldMen = OLDMEN,
 ) -> State:
-    """The state after :func:`setup_events`."""
-    state = fold(OLDMEN, setup_events(hands, start_seat=start_seat, order=order, match_deals=match_deals))
+    """The state after :func:`setup_events`, folded by ``game``."""
+    events = setup_events(hands, start_seat=start_seat, order=order, match_deals=match_deals, game=game)
+    state = fold(game, events)
     assert state is not None
     return state
 
@@ -117,21 +122,24 @@ def decline() -> pb.OldmenCommand:
     return pb.OldmenCommand(decline_save=pb.OldmenDeclineSave())
 
 
-def run(state: State, moves: Iterable[tuple[int, pb.OldmenCommand]]) -> tuple[State, list[pb.OldmenEvent]]:
-    """Step every ``(seat, command)`` through the engine contract; the final state and all events caused."""
+def run(
+    state: State, moves: Iterable[tuple[int, pb.OldmenCommand]], game: OldMen = OLDMEN
+) -> tuple[State, list[pb.OldmenEvent]]:
+    """Step every ``(seat, command)`` through the engine contract (``game``); the final state and all events
+    caused."""
     events: list[pb.OldmenEvent] = []
     for seat, command in moves:
-        caused = step(OLDMEN, state, seat, command)
+        caused = step(game, state, seat, command)
         events += caused
         for event in caused:
-            state = OLDMEN.evolve(state, event)
+            state = game.evolve(state, event)
     return state, events
 
 
-def play_trick(state: State, *texts: str) -> tuple[State, list[pb.OldmenEvent]]:
+def play_trick(state: State, *texts: str, game: OldMen = OLDMEN) -> tuple[State, list[pb.OldmenEvent]]:
     """Each seat from the leader on plays the given card, in play order."""
     moves = [((state.leader + i) % state.seats, play(t)) for i, t in enumerate(texts)]
-    return run(state, moves)
+    return run(state, moves, game)
 
 
 def kinds(events: Iterable[pb.OldmenEvent]) -> list[str]:

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from engines.oldmen.data import BROWN, COLOURS, DECK, Orangutan, colour_name, load_orangutans
+from engines.oldmen import OLDMEN
+from engines.oldmen.data import BROWN, COLOURS, DECK, OldmenRules, Orangutan, colour_name, read_rules
+from engines.rules import DataFile, RulesVersion
 from parlour.v1 import oldmen_pb2 as pb
+
+
+def _rules(text: str) -> OldmenRules:
+    """The rules of a version ``oldmen/9`` whose data file holds ``text``."""
+    return read_rules(RulesVersion.of("oldmen/9", (DataFile("oldmen/table.json", text.encode()),)))
 
 
 def test_deck_has_every_colour_and_value_once() -> None:
@@ -23,7 +30,7 @@ def test_colours_are_named_by_their_engine_ids() -> None:
 
 def test_orangutan_table_matches_the_rules() -> None:
     """The data file holds the 16 orangutans of rules section 1.2: 128 VP in all, O01 is 3 VP for 1 yellow (D1)."""
-    table = {o.id: o for o in load_orangutans()}
+    table = {o.id: o for o in OLDMEN.rules.orangutans}
     assert sorted(table) == [f"O{i:02d}" for i in range(1, 17)]
     assert sum(o.vp for o in table.values()) == 128
     assert table["O01"] == Orangutan("O01", 3, (pb.OLDMEN_COLOUR_YELLOW,))
@@ -32,9 +39,9 @@ def test_orangutan_table_matches_the_rules() -> None:
     assert all(BROWN not in o.needs for o in table.values())
 
 
-def test_orangutan_table_can_be_replaced_without_code_changes() -> None:
-    """Another table in the same format loads as given (D1)."""
-    (card,) = load_orangutans('{"orangutans": [{"id": "X1", "vp": 9, "needs": {"green": 2, "red": 1}}]}')
+def test_another_table_in_the_same_format_loads_as_given() -> None:
+    """A rules version can read another table in the same format, with no change of code (D1)."""
+    (card,) = _rules('{"orangutans": [{"id": "X1", "vp": 9, "needs": {"green": 2, "red": 1}}]}').orangutans
     assert card == Orangutan("X1", 9, (pb.OLDMEN_COLOUR_RED, pb.OLDMEN_COLOUR_GREEN, pb.OLDMEN_COLOUR_GREEN))
 
 
@@ -45,6 +52,10 @@ def test_orangutan_table_can_be_replaced_without_code_changes() -> None:
         ('{"orangutans": [{"id": "X", "vp": 3, "needs": {"purple": 1}}]}', "X: cannot need 'purple'"),
         ('{"orangutans": [{"id": "X", "vp": 0, "needs": {"red": 1}}]}', "X: needs cards and positive VP"),
         ('{"orangutans": [{"id": "X", "vp": 3, "needs": {}}]}', "X: needs cards and positive VP"),
+        ('{"orangutans": [{"id": "X", "vp": 3, "needs": {"red": 0}}]}', "X: needs a positive count of red"),
+        ('{"orangutans": [{"id": "X", "needs": {"red": 1}}]}', "X: needs a number 'vp'"),
+        ('{"orangutans": [{"vp": 3, "needs": {"red": 1}}]}', "orangutan number 1: needs an 'id'"),
+        ('{"orangutan": []}', "needs a list 'orangutans'"),
         (
             '{"orangutans": [{"id": "X", "vp": 3, "needs": {"red": 1}}, {"id": "X", "vp": 3, "needs": {"red": 1}}]}',
             "ids must be unique",
@@ -52,6 +63,7 @@ def test_orangutan_table_can_be_replaced_without_code_changes() -> None:
     ],
 )
 def test_bad_orangutan_tables_are_refused(text: str, words: str) -> None:
-    """A table asking for brown (D4) or an unknown colour, without needs or VP, or with a repeated id is refused."""
-    with pytest.raises(ValueError, match=words):
-        load_orangutans(text)
+    """A table asking for brown (D4) or an unknown colour, without needs, VP or id, or with a repeated id is
+    refused, with the version, the file and the entry named."""
+    with pytest.raises(ValueError, match=f"^oldmen/9, oldmen/table.json: .*{words}"):
+        _rules(text)

@@ -35,7 +35,7 @@ def _check(state: State, dealt: Counter[Card]) -> None:
     else:
         assert in_hands == seats * (10 - state.round)
     saved = [s.orangutan.id for p in state.players for s in p.saved]
-    assert Counter(saved + list(state.row) + list(state.deck)) == Counter(o.id for o in state.orangutans)
+    assert Counter(saved + list(state.row) + list(state.deck)) == Counter(o.id for o in state.rules.orangutans)
     if state.phase is Phase.PLAY and not state.trick:
         assert len(state.row) == min(seats + 1, len(state.row) + len(state.deck))
     pending = OLDMEN.pending(state)

@@ -100,7 +100,7 @@ def test_save_spends_needed_cards_and_tucks_the_whole_rest_of_the_pool() -> None
     assert player.pool == ()
     assert [(s.orangutan.id, Counter(s.tucked)) for s in player.saved] == [("O01", Counter(tucked))]
     assert state.discard[-1:] == tuple(spent)
-    assert player.score == 3 - 1 - 1 - 2  # surplus yellow, red, brown
+    assert player.score(state.rules) == 3 - 1 - 1 - 2  # surplus yellow, red, brown
 
 
 def test_funding_counts_colours_and_ignores_values() -> None:
@@ -110,7 +110,7 @@ def test_funding_counts_colours_and_ignores_values() -> None:
     saved = of_kind(events, "orangutan_saved")[0].orangutan_saved
     assert Counter(as_cards(saved.spent)) == Counter(cards("red 1", "red 3", "yellow 1", "yellow 2"))
     assert saved.tucked == []
-    assert state.players[FIRST].score == 15
+    assert state.players[FIRST].score(state.rules) == 15
 
 
 def test_high_values_of_the_wrong_colour_do_not_pay() -> None:

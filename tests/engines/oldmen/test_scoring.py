@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from engines.oldmen import OLDMEN
-from engines.oldmen.data import Card, load_orangutans
+from engines.oldmen.data import Card
 from engines.oldmen.evolve import evolve
 from engines.oldmen.scoring import match_result
 from engines.oldmen.state import Phase, Saved, SeatState, State
@@ -26,7 +26,8 @@ from tests.engines.oldmen.helpers import (
     take,
 )
 
-TABLE = {o.id: o for o in load_orangutans()}
+RULES = OLDMEN.rules
+TABLE = {o.id: o for o in RULES.orangutans}
 
 
 def _saved(orangutan_id: str, *tucked: str) -> Saved:
@@ -40,13 +41,13 @@ def test_score_is_vp_minus_one_per_card_and_two_per_brown() -> None:
         saved=(_saved("O05", "red 1", "brown 2"), _saved("O01")),
     )
     assert player.orangutan_points == 10
-    assert player.penalty == 1 + 2 + 1 + 2
-    assert player.score == 10 - 6
+    assert player.penalty(RULES) == 1 + 2 + 1 + 2
+    assert player.score(RULES) == 10 - 6
 
 
 def test_score_may_be_negative() -> None:
     """A seat that saved nothing and holds brown cards ends below zero."""
-    assert SeatState(pool=cards("brown 9", "brown 10", "red 1")).score == -5
+    assert SeatState(pool=cards("brown 9", "brown 10", "red 1")).score(RULES) == -5
 
 
 def _last_round(pools: dict[int, tuple[Card, ...]], seats: int = 3) -> State:
@@ -167,7 +168,7 @@ def test_match_adds_both_games_and_breaks_ties_on_all_orangutans(
 ) -> None:
     """A match winner has the highest sum of the two game scores; ties compare the orangutans of both games (D15)."""
     state = setup(fill_hands(3, {}), match_deals=2)
-    by_vp = {o.vp: o for o in load_orangutans()}
+    by_vp = {o.vp: o for o in RULES.orangutans}
     for number, deal in enumerate((first, second), start=1):
         players = tuple(
             replace(p, saved=tuple(Saved(by_vp[vp], ()) for vp in vps), pool=_pool_of(penalty))

@@ -9,13 +9,13 @@ import pytest
 from engines.contract import commit_seed, fold
 from engines.errors import ConfigError
 from engines.oldmen import OLDMEN
-from engines.oldmen.data import DECK, Card, load_orangutans
-from engines.oldmen.setup import RULES_VERSION, deal_events
+from engines.oldmen.data import DECK, Card
+from engines.oldmen.setup import deal_events
 from engines.oldmen.state import Phase, State
 from parlour.v1 import oldmen_pb2 as pb
-from tests.engines.oldmen.helpers import ALL_ORANGUTANS, as_cards, of_kind
+from tests.engines.oldmen.helpers import ALL_ORANGUTANS, RULES_VERSION, as_cards, of_kind
 
-ORANGUTANS = load_orangutans()
+RULES = OLDMEN.rules
 SEEDS = [f"setup-{i}".encode() for i in range(300)]
 
 
@@ -67,7 +67,7 @@ def test_start_player_is_highest_face_up_card(seats: int) -> None:
     """Every seat gets a face-up card; only the seats tied for highest draw again until one is highest."""
     ties = 0
     for seed in SEEDS:
-        drawn = deal_events(1, seats, seed, ORANGUTANS)[0].start_player_drawn
+        drawn = deal_events(1, seats, seed, RULES)[0].start_player_drawn
         attempts = sorted({d.attempt for d in drawn.draws})
         assert attempts == list(range(1, len(attempts) + 1))
         contenders = list(range(seats))
@@ -86,7 +86,7 @@ def test_start_player_is_highest_face_up_card(seats: int) -> None:
 def test_start_player_tie_ignores_colour() -> None:
     """Two face-up cards of the same value but different colours are a tie and lead to a redraw."""
     for seed in SEEDS:
-        drawn = deal_events(1, 4, seed, ORANGUTANS)[0].start_player_drawn
+        drawn = deal_events(1, 4, seed, RULES)[0].start_player_drawn
         first = [d for d in drawn.draws if d.attempt == 1]
         best = max(d.card.value for d in first)
         top = [d for d in first if d.card.value == best]
@@ -98,7 +98,7 @@ def test_start_player_tie_ignores_colour() -> None:
 
 def test_start_player_is_spread_over_seats() -> None:
     """Over many seeds every seat becomes start player sometimes."""
-    starts = Counter(deal_events(1, 4, seed, ORANGUTANS)[0].start_player_drawn.start_seat for seed in SEEDS)
+    starts = Counter(deal_events(1, 4, seed, RULES)[0].start_player_drawn.start_seat for seed in SEEDS)
     assert set(starts) == {0, 1, 2, 3}
     assert min(starts.values()) > len(SEEDS) // 8
 
@@ -107,7 +107,7 @@ def test_start_player_cards_are_shuffled_back_before_the_deal() -> None:
     """The face-up start-player cards return to the deck, so they can be dealt into hands."""
     back = 0
     for seed in SEEDS[:40]:
-        events = deal_events(1, 4, seed, ORANGUTANS)
+        events = deal_events(1, 4, seed, RULES)
         shown = {Card.from_pb(d.card) for d in events[0].start_player_drawn.draws}
         dealt = {c for e in of_kind(events, "hand_dealt") for c in as_cards(e.hand_dealt.cards)}
         back += len(shown & dealt)
@@ -143,8 +143,8 @@ def test_unknown_option_is_refused() -> None:
 
 def test_deals_of_one_seed_differ_between_deals() -> None:
     """The second deal of a match is a fresh shuffle, not a copy of the first."""
-    first = deal_events(1, 4, b"same", ORANGUTANS)
-    second = deal_events(2, 4, b"same", ORANGUTANS)
+    first = deal_events(1, 4, b"same", RULES)
+    second = deal_events(2, 4, b"same", RULES)
     hands = [[as_cards(e.hand_dealt.cards) for e in of_kind(d, "hand_dealt")] for d in (first, second)]
     assert hands[0] != hands[1]
     assert second[0].start_player_drawn.deal == 2

@@ -76,8 +76,8 @@ def test_section_8_worked_example() -> None:
     assert OLDMEN.pending(state) == {B}
     assert kinds(events) == ["orangutan_saved", "orangutans_revealed"]
 
-    assert state.players[C].score == 3 - 1
-    assert state.players[B].score == -1
+    assert state.players[C].score(state.rules) == 3 - 1
+    assert state.players[B].score(state.rules) == -1
 
 
 def test_section_8_example_refuses_b_saving_with_blue() -> None:

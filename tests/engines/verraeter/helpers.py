@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from engines.contract import commit_seed, fold, step
-from engines.verraeter import VERRAETER
-from engines.verraeter.data import EAGLE, ESTATE, ROSE
-from engines.verraeter.flow import DATA
-from engines.verraeter.setup import RULES_VERSION
+from engines.verraeter import VERRAETER, Verraeter
+from engines.verraeter.data import EAGLE, ESTATE, ROSE, VerraeterRules
 from engines.verraeter.state import State
 from parlour.v1 import verraeter_pb2 as pb
 
@@ -44,22 +42,26 @@ def setup_events(
     deck: Sequence[int] = (),
     estates: Sequence[int] | None = None,
     options: dict[str, str] | None = None,
+    game: Verraeter = VERRAETER,
 ) -> list[pb.VerraeterEvent]:
-    """Hand-written setup: game started, seats, ring, hands, deck, then one setup estate per seat (at
-    ``estates[i]`` for the i-th seat from the start player; default: lands 2, 3, 4, ...)."""
-    config = VERRAETER.spec.config(seats, options)
+    """Hand-written setup under ``game``'s rules version: game started, seats, ring, hands, deck, then one
+    setup estate per seat (at ``estates[i]`` for the i-th seat from the start player; default: lands 2, 3,
+    4, ...)."""
+    config = game.spec.config(seats, options)
+    data: VerraeterRules = game.rules  # type: ignore[assignment]  # Game.rules is typed as the contract's member
+    version = game.spec.rules_version
     houses = houses or [E if (s - start) % seats % 2 == 0 else R for s in range(seats)]
     hands = hands or [[3, 4, 5]] * seats
     estates = estates if estates is not None else [2 + i for i in range(seats)]
     started = pb.VerraeterGameStarted(
-        rules_version=RULES_VERSION,
+        rules_version=version,
         seats=seats,
-        rounds=DATA.rounds[seats],
+        rounds=data.rounds[seats],
         options=[pb.VerraeterOption(name=k, value=v) for k, v in config.options],
-        seed_commitment=commit_seed(SEED, RULES_VERSION),
+        seed_commitment=commit_seed(SEED, version),
         seed=SEED,
-        land_types=[t.to_pb() for t in DATA.land_types],
-        actions=DATA.actions_for(config.flag("mercenary")),
+        land_types=[t.to_pb() for t in data.land_types],
+        actions=data.actions_for(config.flag("mercenary")),
     )
     lands = [pb.VerraeterLand(position=i, card_id=f"{t}-{i}", type=t, house=h) for i, (t, h) in enumerate(ring)]
     events = [
@@ -79,9 +81,9 @@ def setup_events(
     return events
 
 
-def new_game(seats: int = 4, **kwargs: object) -> State:
-    """The state after :func:`setup_events` (the strategist is to choose the battlefield)."""
-    state = fold(VERRAETER, setup_events(seats, **kwargs))  # type: ignore[arg-type]
+def new_game(seats: int = 4, game: Verraeter = VERRAETER, **kwargs: object) -> State:
+    """The state after :func:`setup_events`, folded by ``game`` (the strategist is to choose the battlefield)."""
+    state = fold(game, setup_events(seats, game=game, **kwargs))  # type: ignore[arg-type]
     assert state is not None
     return state
 
@@ -108,27 +110,31 @@ def draft_events(state: State, position: int, actions: Mapping[int, int], hidden
     return events
 
 
-def drafted(state: State, position: int, actions: Mapping[int, int], hidden: int) -> State:
-    """The state after :func:`draft_events`: the supply phase, start player first."""
-    after = fold(VERRAETER, draft_events(state, position, actions, hidden), state)
+def drafted(state: State, position: int, actions: Mapping[int, int], hidden: int, game: Verraeter = VERRAETER) -> State:
+    """The state after :func:`draft_events`, folded by ``game``: the supply phase, start player first."""
+    after = fold(game, draft_events(state, position, actions, hidden), state)
     assert after is not None
     return after
 
 
-def act(state: State, seat: int, command: pb.VerraeterCommand) -> tuple[State, list[pb.VerraeterEvent]]:
-    """Submit ``command`` for ``seat`` through the generic checks; the new state and the events."""
-    events = step(VERRAETER, state, seat, command)
-    after = fold(VERRAETER, events, state)
+def act(
+    state: State, seat: int, command: pb.VerraeterCommand, game: Verraeter = VERRAETER
+) -> tuple[State, list[pb.VerraeterEvent]]:
+    """Submit ``command`` for ``seat`` through the generic checks (``game``); the new state and the events."""
+    events = step(game, state, seat, command)
+    after = fold(game, events, state)
     assert after is not None
     return after, events
 
 
-def play_all(state: State, plays: dict[int, Sequence[int]]) -> tuple[State, list[pb.VerraeterEvent]]:
+def play_all(
+    state: State, plays: dict[int, Sequence[int]], game: Verraeter = VERRAETER
+) -> tuple[State, list[pb.VerraeterEvent]]:
     """Every seat plays its supply values in turn order (missing seats play nothing)."""
     events: list[pb.VerraeterEvent] = []
     for i in range(state.seats):
         seat = state.seat_after(state.start_seat, i)
-        state, more = act(state, seat, supply(*plays.get(seat, ())))
+        state, more = act(state, seat, supply(*plays.get(seat, ())), game)
         events += more
     return state, events
 

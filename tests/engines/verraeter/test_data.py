@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 
 import pytest
 
+from engines.rules import DataFile, RulesVersion, data_file
 from engines.verraeter import VERRAETER
-from engines.verraeter.data import load_data
-from engines.verraeter.flow import DATA
+from engines.verraeter.data import VerraeterRules, read_rules
 from parlour.v1 import verraeter_pb2 as pb
 from tests.engines.verraeter.helpers import BUILDER, DIPLOMAT5, FARMER, STRATEGIST, TRAITOR, drafted, new_game, play_all
+
+DATA: VerraeterRules = VERRAETER.rules  # type: ignore[assignment]  # Game.rules is typed as the contract's member
 
 
 def test_base_strengths_and_the_sourced_vp_value() -> None:
@@ -36,16 +37,34 @@ def test_supply_deck_is_twenty_three_cards_worth_ninety() -> None:
     assert len(DATA.supply_five_player) == 4
 
 
+def _rules(raw: object) -> VerraeterRules:
+    """The rules of a version ``verraeter/9`` whose data file holds ``raw``."""
+    return read_rules(RulesVersion.of("verraeter/9", (DataFile("verraeter/data.json", json.dumps(raw).encode()),)))
+
+
 def test_bad_data_is_rejected_with_the_entry_named() -> None:
-    """A data file with an unknown land type or a short VP table does not load."""
-    raw = json.loads(resources.files("engines.verraeter").joinpath("verraeter.json").read_text(encoding="utf-8"))
+    """A data file with an unknown land type, a short VP table, an unknown action card, a missing field or no
+    rounds for a seat count does not load; the sentence names the version, the file and the entry."""
+    raw = json.loads(data_file("engines.verraeter", "verraeter.json").content)
     raw["lands"][0]["type"] = "swamp"
-    with pytest.raises(ValueError, match="wild-A"):
-        load_data(json.dumps(raw))
+    with pytest.raises(ValueError, match=r"^verraeter/9, verraeter/data\.json: land wild-A: unknown type"):
+        _rules(raw)
     raw["lands"][0]["type"] = "wild"
     raw["land_types"][0]["vp"] = [3, 2]
-    with pytest.raises(ValueError, match="wild"):
-        load_data(json.dumps(raw))
+    with pytest.raises(ValueError, match=r"^verraeter/9, verraeter/data\.json: land type wild: needs a VP value"):
+        _rules(raw)
+    raw["land_types"][0]["vp"] = [3, 2, 1, 1, 1]
+    raw["actions"][0]["id"] = "spy"
+    with pytest.raises(ValueError, match=r"^verraeter/9, verraeter/data\.json: unknown action card 'spy'$"):
+        _rules(raw)
+    raw["actions"][0]["id"] = "traitor"
+    del raw["rounds"]["5"]
+    with pytest.raises(ValueError, match="rounds: needs the number of rounds for 3, 4 and 5 players"):
+        _rules(raw)
+    raw["rounds"]["5"] = 10
+    del raw["hand_limit"]
+    with pytest.raises(ValueError, match=r"^verraeter/9, verraeter/data\.json: an entry lacks the field 'hand_limit'$"):
+        _rules(raw)
 
 
 def test_options_are_string_valued_with_documented_defaults() -> None:
