@@ -2,6 +2,10 @@
 
 :func:`advance` runs the day pass, the dusk pass, the night and the end of a voyage, asking for each
 choice the rules give a player (it then stops) and starting the next day, voyage or the end of the game.
+
+Two rule flags of the version (``state.rules``, see :data:`engines.libertalia.data.FLAGS`) select how the
+night and the anchor go: ``turns`` how the seats' abilities become due (:data:`_TURNS`), ``anchor`` which
+anchor abilities are queued (:data:`_ANCHOR_DUE`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from engines.libertalia.abilities.loot import queue_dusk_effects
 from engines.libertalia.abilities.night import WIND_NYMPH
 from engines.libertalia.abilities.order import next_effect
 from engines.libertalia.abilities.prompting import ask
-from engines.libertalia.data import ANCHOR, DAY, MIDSHIPMAN, NIGHT, RELIC, has_timing
+from engines.libertalia.data import ANCHOR, ANCHOR_ORDERED, DAY, MIDSHIPMAN, NIGHT, RELIC, TURNS_SEAT_BY_SEAT
 from engines.libertalia.ops import BAG, BOX, Run, move_loot, queue_effects
 from engines.libertalia.scoring import finish_events, voyage_scores
 from engines.libertalia.setup import voyage_event
@@ -51,7 +55,8 @@ def _reveal(run: Run) -> None:
     cards = [Card(s, p.selected) for s, p in enumerate(state.players) if p.selected]
     if state.midshipman:
         cards.append(Card(-1, MIDSHIPMAN))
-    cards.sort(key=lambda c: (c.key, state.space(c.seat) if c.seat >= 0 else -1))
+    order_key = state.rules.order_key
+    cards.sort(key=lambda c: (order_key(c.rank), state.space(c.seat) if c.seat >= 0 else -1))
     island = [pb.LibertaliaIslandCard(seat=c.seat, rank=c.rank) for c in cards]
     run.emit(pb.LibertaliaEvent(characters_revealed=pb.LibertaliaCharactersRevealed(island=island)))
 
@@ -62,7 +67,8 @@ def _phase(run: Run, phase: Phase, day: int = 0, nymphs: tuple[int, ...] = ()) -
 
 
 def _day_step(run: Run) -> None:
-    card = next((c for c in run.state.island if not c.day_done and c.seat >= 0 and has_timing(c.rank, DAY)), None)
+    day = run.state.rules.timed[DAY]
+    card = next((c for c in run.state.island if not c.day_done and c.seat >= 0 and c.rank in day), None)
     if card is None:  # cards without a daytime ability have nothing to do in the day pass
         _phase(run, Phase.DUSK)
         return
@@ -108,27 +114,39 @@ def _end_dusk(run: Run) -> None:
 
 def _night_step(run: Run) -> None:
     state = run.state
-    seat = _next_turn(state, _night_effects)
-    if seat is not None:
-        queue_effects(run, seat, NIGHT, _night_effects(state, seat))
-    elif state.day < state.days:
+    if _TURNS[state.rules.turns](run, NIGHT, _night_effects):
+        return
+    if state.day < state.days:
         _phase(run, Phase.SELECT, day=state.day + 1)
     else:
         _phase(run, Phase.ANCHOR)
 
 
-def _next_turn(state: State, due: Callable[[State, int], list[Effect]]) -> int | None:
-    """The next seat after ``state.turn`` (the last seat whose abilities were queued; -1 before the
-    first) that has abilities due, or None when every seat has had its turn. At night and anchor each
-    seat resolves its abilities in turn, in seat order (night: rule 3.5.3, the order makes no difference;
-    anchor: the rules are silent, and this order is the engine's decision)."""
-    return next((s for s in range(state.turn + 1, state.seats) if due(state, s)), None)
+Due = Callable[[State, int], list[Effect]]
+
+
+def _turn_of_next_seat(run: Run, timing: str, due: Due) -> bool:
+    """``turns=seat_by_seat``: queue the abilities of the next seat after ``state.turn`` (the last seat
+    whose abilities were queued; -1 before the first) that has abilities due; False when every seat has
+    had its turn. At night and anchor each seat resolves its abilities in turn, in seat order (night: rule
+    3.5.3, the order makes no difference; anchor: the rules are silent, and this order is the engine's
+    decision)."""
+    state = run.state
+    seat = next((s for s in range(state.turn + 1, state.seats) if due(state, s)), None)
+    if seat is None:
+        return False
+    queue_effects(run, seat, timing, due(state, seat))
+    return True
+
+
+_TURNS: dict[str, Callable[[Run, str, Due], bool]] = {TURNS_SEAT_BY_SEAT: _turn_of_next_seat}
 
 
 def _night_effects(state: State, seat: int) -> list[Effect]:
     """The night abilities of ``seat``: its ship characters' and, Stormy, its relics'."""
     player = state.players[seat]
-    effects = [Effect(seat, r, -1, NIGHT) for r in player.ship if has_timing(r, NIGHT)]
+    night = state.rules.timed[NIGHT]
+    effects = [Effect(seat, r, -1, NIGHT) for r in player.ship if r in night]
     if player.supply[RELIC] and state.stormy(RELIC):
         effects.append(Effect(seat, 0, RELIC, NIGHT))
     return effects
@@ -136,11 +154,13 @@ def _night_effects(state: State, seat: int) -> list[Effect]:
 
 def _anchor_step(run: Run) -> None:
     state = run.state
-    seat = _next_turn(state, anchor_effects)
-    if seat is None:
+    if not _TURNS[state.rules.turns](run, ANCHOR, _ANCHOR_DUE[state.rules.anchor]):
         _end_voyage(run)
-    else:
-        queue_effects(run, seat, ANCHOR, anchor_effects(state, seat))
+
+
+#: The anchor abilities of a seat that are queued, by the flag ``anchor``: every ability whose value depends
+#: on the order.
+_ANCHOR_DUE: dict[str, Due] = {ANCHOR_ORDERED: anchor_effects}
 
 
 def _end_voyage(run: Run) -> None:
@@ -152,7 +172,9 @@ def _end_voyage(run: Run) -> None:
     run.emit(pb.LibertaliaEvent(voyage_ended=pb.LibertaliaVoyageEnded(voyage=state.voyage)))
     if run.state.voyage < 3:
         after = run.state
-        started = voyage_event(after.seed, after.voyage + 1, after.seats, after.bag, after.dealt, after.reputation)
+        started = voyage_event(
+            after.rules, after.seed, after.voyage + 1, after.seats, after.bag, after.dealt, after.reputation
+        )
         run.emit(pb.LibertaliaEvent(voyage_started=started))
     else:
         for event in finish_events(run.state):
