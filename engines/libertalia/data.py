@@ -26,6 +26,7 @@ from parlour.v1 import libertalia_pb2 as pb
 
 __all__ = [
     "ANCHOR",
+    "ANCHOR_NETTED",
     "ANCHOR_ORDERED",
     "CHARACTER_NUMBERS",
     "DAY",
@@ -34,6 +35,7 @@ __all__ = [
     "MIDSHIPMAN",
     "NIGHT",
     "TURNS_SEAT_BY_SEAT",
+    "TURNS_TOGETHER",
     "TYPES",
     "Character",
     "DataError",
@@ -48,18 +50,22 @@ MIDSHIPMAN = 0  # the neutral two-player character's rank; it has no owner (seat
 TYPES = 7  # loot types, indexed 0..6 in LibertaliaLoot order (enum value - 1)
 MAP, BARREL, AMULET, CHEST, HOOK, SABER, RELIC = range(TYPES)
 
-#: Flag ``anchor``, how the anchor abilities of a seat resolve (rule 4.1). ``ordered`` (libertalia/2): the
-#: anchor abilities whose order changes the result (the Witch's return, the First Mate, Stormy barrels, the
-#: choices) are queued and resolve one at a time, in the order the seat chooses where it matters, each
-#: recording its value when it resolves.
-ANCHOR_ORDERED = "ordered"
-#: Flag ``turns``, how the seats' night and anchor abilities become due. ``seat_by_seat`` (libertalia/2):
-#: one EffectsQueued per seat with abilities due, in seat order, each when the previous seat's abilities
-#: have resolved.
-TURNS_SEAT_BY_SEAT = "seat_by_seat"
+#: Flag ``anchor``, how the anchor abilities of a seat resolve (rule 4.1). ``netted`` (libertalia/1): as
+#: the anchor begins every lone night Witch returns to her owner's hand; only the anchor choices (Calm hook,
+#: Stormy amulet) are queued; everything else, the First Mate's count of the ship and a Stormy barrel's
+#: reading of the track included, is netted at scoring. ``ordered`` (libertalia/2): the anchor abilities
+#: whose order changes the result (the Witch's return, the First Mate, Stormy barrels, the choices) are
+#: queued and resolve one at a time, in the order the seat chooses where it matters, each recording its
+#: value when it resolves.
+ANCHOR_NETTED, ANCHOR_ORDERED = "netted", "ordered"
+#: Flag ``turns``, how the seats' night and anchor abilities become due. ``together`` (libertalia/1): every
+#: seat's at once, in one EffectsQueued naming the last seat, resolved seat by seat. ``seat_by_seat``
+#: (libertalia/2): one EffectsQueued per seat with abilities due, in seat order, each when the previous
+#: seat's abilities have resolved.
+TURNS_TOGETHER, TURNS_SEAT_BY_SEAT = "together", "seat_by_seat"
 #: Every rule flag and its allowed values (a version gives each one).
 FLAGS: Mapping[str, tuple[str, ...]] = types.MappingProxyType(
-    {"anchor": (ANCHOR_ORDERED,), "turns": (TURNS_SEAT_BY_SEAT,)}
+    {"anchor": (ANCHOR_NETTED, ANCHOR_ORDERED), "turns": (TURNS_TOGETHER, TURNS_SEAT_BY_SEAT)}
 )
 
 
@@ -223,8 +229,8 @@ class LibertaliaRules:
     ranks_per_voyage: int = field(compare=False)
     midshipman_key: float = field(compare=False)  # the Midshipman's place among the ranks (20.5)
     board: Mapping[str, int] = field(compare=False)  # the loot tokens' and the board's numbers
-    anchor: str = field(compare=False)  # flag: ANCHOR_ORDERED
-    turns: str = field(compare=False)  # flag: TURNS_SEAT_BY_SEAT
+    anchor: str = field(compare=False)  # flag: ANCHOR_NETTED or ANCHOR_ORDERED
+    turns: str = field(compare=False)  # flag: TURNS_TOGETHER or TURNS_SEAT_BY_SEAT
     timed: Mapping[str, frozenset[int]] = field(compare=False)  # the ranks with an ability of each timing
 
     def __repr__(self) -> str:

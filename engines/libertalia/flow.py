@@ -4,22 +4,33 @@
 choice the rules give a player (it then stops) and starting the next day, voyage or the end of the game.
 
 Two rule flags of the version (``state.rules``, see :data:`engines.libertalia.data.FLAGS`) select how the
-night and the anchor go: ``turns`` how the seats' abilities become due (:data:`_TURNS`), ``anchor`` which
-anchor abilities are queued (:data:`_ANCHOR_DUE`).
+night and the anchor go: ``turns`` whether every seat's abilities become due at once or seat by seat
+(:data:`_TURNS`), ``anchor`` whether the Witches return as the anchor begins and only the anchor choices
+are queued (``netted``) or every order-dependent anchor ability is (``ordered``, :data:`_ANCHOR_DUE`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from engines.libertalia.abilities.anchor import anchor_effects
+from engines.libertalia.abilities.anchor import anchor_choices, anchor_effects, witch_returns
 from engines.libertalia.abilities.day import DAY_ABILITIES
 from engines.libertalia.abilities.loot import queue_dusk_effects
-from engines.libertalia.abilities.night import WIND_NYMPH
+from engines.libertalia.abilities.night import WIND_NYMPH, WITCH
 from engines.libertalia.abilities.order import next_effect
 from engines.libertalia.abilities.prompting import ask
-from engines.libertalia.data import ANCHOR, ANCHOR_ORDERED, DAY, MIDSHIPMAN, NIGHT, RELIC, TURNS_SEAT_BY_SEAT
-from engines.libertalia.ops import BAG, BOX, Run, move_loot, queue_effects
+from engines.libertalia.data import (
+    ANCHOR,
+    ANCHOR_NETTED,
+    ANCHOR_ORDERED,
+    DAY,
+    MIDSHIPMAN,
+    NIGHT,
+    RELIC,
+    TURNS_SEAT_BY_SEAT,
+    TURNS_TOGETHER,
+)
+from engines.libertalia.ops import BAG, BOX, HAND, SHIP, Run, move_card, move_loot, queue_effects
 from engines.libertalia.scoring import finish_events, voyage_scores
 from engines.libertalia.setup import voyage_event
 from engines.libertalia.state import Card, Effect, Phase, Prompt, State
@@ -139,7 +150,22 @@ def _turn_of_next_seat(run: Run, timing: str, due: Due) -> bool:
     return True
 
 
-_TURNS: dict[str, Callable[[Run, str, Due], bool]] = {TURNS_SEAT_BY_SEAT: _turn_of_next_seat}
+def _turn_of_every_seat(run: Run, timing: str, due: Due) -> bool:
+    """``turns=together``: once per phase (``state.turn`` is -1 until then), queue every seat's abilities
+    in one event that names the last seat; they resolve seat by seat, in seat order. False when they were
+    queued already or none is due."""
+    state = run.state
+    effects = [e for seat in range(state.seats) for e in due(state, seat)] if state.turn < 0 else []
+    if not effects:
+        return False
+    queue_effects(run, state.seats - 1, timing, effects)
+    return True
+
+
+_TURNS: dict[str, Callable[[Run, str, Due], bool]] = {
+    TURNS_SEAT_BY_SEAT: _turn_of_next_seat,
+    TURNS_TOGETHER: _turn_of_every_seat,
+}
 
 
 def _night_effects(state: State, seat: int) -> list[Effect]:
@@ -154,13 +180,23 @@ def _night_effects(state: State, seat: int) -> list[Effect]:
 
 def _anchor_step(run: Run) -> None:
     state = run.state
+    if state.rules.anchor == ANCHOR_NETTED and state.turn < 0:
+        _witches_return(run)
     if not _TURNS[state.rules.turns](run, ANCHOR, _ANCHOR_DUE[state.rules.anchor]):
         _end_voyage(run)
 
 
-#: The anchor abilities of a seat that are queued, by the flag ``anchor``: every ability whose value depends
-#: on the order.
-_ANCHOR_DUE: dict[str, Due] = {ANCHOR_ORDERED: anchor_effects}
+def _witches_return(run: Run) -> None:
+    """``anchor=netted``: as the anchor begins, each seat's Witch returns to its hand if she is the only
+    character with a night ability in its ship (before any hook choice, rule 4.1)."""
+    for seat in range(run.state.seats):
+        if witch_returns(run.state, seat):
+            move_card(run, seat, WITCH, SHIP, HAND)
+
+
+#: The anchor abilities of a seat that are queued, by the flag ``anchor``: the choices only (the rest is
+#: netted at scoring), or every ability whose value depends on the order.
+_ANCHOR_DUE: dict[str, Due] = {ANCHOR_NETTED: anchor_choices, ANCHOR_ORDERED: anchor_effects}
 
 
 def _end_voyage(run: Run) -> None:

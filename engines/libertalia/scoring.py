@@ -2,8 +2,9 @@
 
 The anchor's gains and losses of a seat are added up and applied at once, doubloons = max(0, doubloons +
 net), so no order of anchor abilities can dodge a loss (D12). Every number comes from the rules of the
-state's version (``state.rules``). The First Mate and Stormy barrels record their value when they
-resolve (``anchor_gain``, :mod:`engines.libertalia.abilities.anchor`).
+state's version (``state.rules``). With the flag ``anchor=netted`` (libertalia/1) the First Mate and
+Stormy barrels are netted here too, read as the anchor left the ship and the track; with
+``anchor=ordered`` (libertalia/2) they recorded their value when they resolved (``anchor_gain``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engines.contract import Result, rank_by
-from engines.libertalia.data import AMULET, BARREL, CHEST, MAP, RELIC
+from engines.libertalia.data import AMULET, ANCHOR_NETTED, BARREL, CHEST, MAP, RELIC
 from engines.libertalia.state import State
 from parlour.v1 import libertalia_pb2 as pb
 
@@ -77,7 +78,7 @@ def _loot_anchor(state: State, seat: int) -> int:
     supply, board = state.players[seat].supply, state.rules.board
     extra = state.rules.number(10, "extra_maps") if supply[MAP] and 10 in state.players[seat].ship else 0
     total = map_score(supply[MAP] + extra, state)
-    if not state.stormy(BARREL):  # a Stormy barrel is read when it resolves (abilities.anchor)
+    if not state.stormy(BARREL):  # a Stormy barrel depends on the track (see _netted, abilities.anchor)
         total += supply[BARREL] * board["calm_barrel_anchor"]
     if not state.stormy(AMULET):
         total += supply[AMULET] * board["calm_amulet_anchor"]
@@ -90,12 +91,23 @@ def _loot_anchor(state: State, seat: int) -> int:
     return int(total + supply[RELIC] * relic)
 
 
+def _netted(state: State, seat: int) -> int:
+    """``anchor=netted``: the First Mate and Stormy barrels, read at scoring (nothing is queued for them)."""
+    player = state.players[seat]
+    total = first_mate_gain(state, seat) if FIRST_MATE in player.ship else 0
+    if state.stormy(BARREL):
+        total += player.supply[BARREL] * stormy_barrel_gain(state, seat)
+    return total
+
+
 def anchor_net(state: State, seat: int) -> int:
     """The net of every anchor ability of ``seat``: ship characters, loot, and the values recorded when
-    the order-dependent ones resolved (choices, First Mate, Stormy barrels: ``anchor_gain``)."""
+    the order-dependent ones resolved (choices; with ``anchor=ordered`` also the First Mate and Stormy
+    barrels: ``anchor_gain``)."""
     player = state.players[seat]
     characters = sum(_CHARACTER_ANCHOR[r](state, seat) for r in player.ship if r in _CHARACTER_ANCHOR)
-    return characters + _loot_anchor(state, seat) + player.anchor_gain
+    netted = _netted(state, seat) if state.rules.anchor == ANCHOR_NETTED else 0
+    return characters + _loot_anchor(state, seat) + netted + player.anchor_gain
 
 
 def voyage_scores(state: State) -> list[pb.LibertaliaSeatScore]:

@@ -11,7 +11,9 @@ reputation move changes the space a Stormy barrel reads. Those two are resolved 
 one changes and is netted at scoring. A hook resolves after the Witch's return (rule 4.1 [P]), so it is
 not offered while her return is due. Seats resolve their anchor abilities one after another in seat
 order (the rules are silent across seats; the engine's decision, in the README): a barrel is read on the
-track as the earlier seats' amulets left it.
+track as the earlier seats' amulets left it. That is the flag ``anchor=ordered`` (libertalia/2); with
+``anchor=netted`` (libertalia/1) only the anchor choices are queued (:mod:`.anchor`), none of which reads
+what another changes, so they resolve as queued and the seat is never asked.
 """
 
 from __future__ import annotations

@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 
-from engines.contract import fold
-from engines.libertalia import LIBERTALIA_2, Libertalia
+from engines.contract import fold, step
+from engines.libertalia import LIBERTALIA, LIBERTALIA_1, LIBERTALIA_2, Libertalia
 from engines.libertalia.data import DataError, LibertaliaRules, load_rules
+from engines.libertalia.state import Phase, State
 from engines.libertalia.versions import VERSIONS
 from engines.playout import play
+from engines.prng import Prng
+from engines.registry import REGISTRY, get_rules
 from engines.rules import DataFile
 from engines.snapshot import StateCodec
 from parlour.v1 import libertalia_pb2 as pb
@@ -26,6 +29,7 @@ V2_FLAGS = {"anchor": "ordered", "turns": "seat_by_seat"}
 #: What each released version must keep forever (engines.rules.RulesVersion.fingerprint): a change of
 #: its data file or flags fails here; add a version instead.
 FINGERPRINTS = {
+    "libertalia/1": "c854c332444b0cb4f3c2e35f4ca4168d39714476dfc1fb17d537a3ea96a67efb",
     "libertalia/2": "449dcbcceffbb3db244a937a5b1763268d1429393d9bfecdb35e3cb22b81f2c4",
 }
 
@@ -34,10 +38,64 @@ def _key(message: Any) -> bytes:
     return bytes(message.SerializeToString(deterministic=True))
 
 
+def test_the_registry_holds_both_versions_and_new_games_get_the_second() -> None:
+    """VERSIONS lists libertalia/1 then libertalia/2; LIBERTALIA is the newest and the current one."""
+    assert [g.spec.rules_version for g in VERSIONS] == ["libertalia/1", "libertalia/2"]
+    assert REGISTRY.versions("libertalia") == VERSIONS
+    assert REGISTRY.current("libertalia") is LIBERTALIA is LIBERTALIA_2
+    assert get_rules("libertalia/1") is LIBERTALIA_1
+    for game in VERSIONS:
+        assert game.spec.rules_version == game.rules.version.name
+        assert game.start(game.spec.config(3), b"name")[0].game_started.rules_version == game.rules.version.name
+
+
 def test_released_versions_keep_their_fingerprints() -> None:
     """The data file and flags of a released version never change (comments and layout aside)."""
     assert {g.spec.rules_version: g.rules.version.fingerprint() for g in VERSIONS} == FINGERPRINTS
+    assert dict(LIBERTALIA_1.rules.version.flags) == {"anchor": "netted", "turns": "together"}
     assert dict(LIBERTALIA_2.rules.version.flags) == V2_FLAGS
+
+
+def _alternately(games: list[Libertalia], seed: bytes) -> list[list[pb.LibertaliaEvent]]:
+    """Play one game per version in one process, a command of each in turn, each from its own PRNG."""
+    config = games[0].spec.config(4, {"board": "uncharted"})
+    logs = [g.start(config, seed) for g in games]
+    states: list[State] = [fold(g, log) for g, log in zip(games, logs, strict=True)]  # type: ignore[misc]
+    choosers = [Prng(seed, "playout") for _ in games]
+    while not all(g.is_over(s) for g, s in zip(games, states, strict=True)):
+        for index, game in enumerate(games):
+            state = states[index]
+            if game.is_over(state):
+                continue
+            assert state.rules is game.rules
+            seat = choosers[index].choice(sorted(game.pending(state)))
+            events = step(game, state, seat, choosers[index].choice(game.legal_commands(state, seat)))
+            logs[index] += events
+            states[index] = fold(game, events, state)  # type: ignore[assignment]
+    return logs
+
+
+def test_a_libertalia_1_and_a_libertalia_2_game_are_played_alternately_each_by_its_own_rules() -> None:
+    """Interleaved in one process, each game gives exactly the events it gives when played alone."""
+    interleaved = _alternately([LIBERTALIA_1, LIBERTALIA_2], b"side-by-side")
+    for game, log in zip((LIBERTALIA_1, LIBERTALIA_2), interleaved, strict=True):
+        alone = play(game, game.spec.config(4, {"board": "uncharted"}), b"side-by-side")
+        assert [_key(e) for e in log] == [_key(e) for e in alone.events]
+    assert [_key(e) for e in interleaved[0][1:]] != [_key(e) for e in interleaved[1][1:]]
+
+
+def test_the_anchor_order_choice_exists_only_in_libertalia_2() -> None:
+    """A lone night Witch and the First Mate at anchor: libertalia/2 asks which resolves first (3 or 2);
+    libertalia/1 asks nothing, the Witch returns as the anchor begins and the First Mate counts 2."""
+    ship = {0: {"ship": (15, 38, 3)}}
+    v2, _ = run(scenario(players=ship, phase=Phase.ANCHOR, turn=-1, game=LIBERTALIA_2), stop_at=None)
+    assert v2.prompt is not None and v2.prompt.kind == pb.LIBERTALIA_CHOICE_KIND_ORDER
+    assert {c.choose_ability.rank for c in legal(v2, 0)} == {15, 38}
+    v1, events = run(scenario(players=ship, phase=Phase.ANCHOR, turn=-1, game=LIBERTALIA_1), stop_at=None)
+    assert v1.voyage == 2 and v1.phase is Phase.SELECT and 15 in v1.players[0].hand  # no choice on the way
+    assert not any(e.WhichOneof("kind") == "effects_queued" for e in events)
+    scored = next(e.voyage_scored for e in events if e.WhichOneof("kind") == "voyage_scored")
+    assert scored.scores[0].anchor_net == 2
 
 
 @pytest.mark.parametrize("game", VERSIONS, ids=lambda g: g.spec.rules_version)
