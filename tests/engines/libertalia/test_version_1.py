@@ -1,12 +1,20 @@
-"""libertalia/1, reconstructed: the rule paths where it differs from libertalia/2 (anchor netting, seats'
-abilities queued together), and its golden transcript."""
+"""libertalia/1, reconstructed: the games the earlier release played verify under it, event for event, and
+the rule paths where it differs from libertalia/2 (anchor netting, seats' abilities queued together)."""
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
+from typing import Any
 
-from engines.libertalia import LIBERTALIA_1
+import pytest
+
+from engines.contract import GameConfig, fold, step
+from engines.errors import GameError
+from engines.libertalia import LIBERTALIA_1, LIBERTALIA_2
 from engines.libertalia.state import Phase, State
+from engines.verify import LoggedEvent, verify_log
 from parlour.v1 import libertalia_pb2 as pb
 from tests.engines.libertalia.helpers import (
     AMULET,
@@ -21,7 +29,98 @@ from tests.engines.libertalia.helpers import (
     supply,
 )
 
+FIXTURES = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "libertalia-1").glob("*.json"))
 V1 = LIBERTALIA_1
+
+
+def _event(data: str) -> pb.LibertaliaEvent:
+    return pb.LibertaliaEvent.FromString(base64.b64decode(data))
+
+
+def _command(data: str) -> pb.LibertaliaCommand:
+    return pb.LibertaliaCommand.FromString(base64.b64decode(data))
+
+
+def _load(path: Path) -> tuple[dict[str, Any], GameConfig, bytes, list[LoggedEvent]]:
+    fixture: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    config = V1.spec.config(fixture["seats"], fixture["options"])
+    log = [LoggedEvent(i + 1, _event(e)) for i, e in enumerate(fixture["setup"])]
+    for move in fixture["moves"]:
+        for offset, event in enumerate(move["events"]):
+            first = offset == 0
+            seat, command = (move["seat"], _command(move["command"])) if first else (None, None)
+            log.append(LoggedEvent(len(log) + 1, _event(event), seat, command))
+    return fixture, config, fixture["seed"].encode(), log
+
+
+def test_the_fixtures_cover_every_seat_count_and_option_value() -> None:
+    """A dozen games: 2 to 6 seats, each board, both score policies, both reputation setups."""
+    loaded = [json.loads(p.read_text(encoding="utf-8")) for p in FIXTURES]
+    assert len(loaded) >= 12 and all(f["rules_version"] == "libertalia/1" for f in loaded)
+    assert {f["seats"] for f in loaded} == {2, 3, 4, 5, 6}
+    for option in V1.spec.options:
+        assert {f["options"][option.name] for f in loaded} == set(option.allowed)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_a_game_of_the_earlier_release_verifies_under_libertalia_1(path: Path) -> None:
+    """Every command re-decided by libertalia/1 gives exactly the logged events; the result is the one the
+    earlier release gave; the seed commitment has no salt."""
+    fixture, config, seed, log = _load(path)
+    verdict = verify_log(V1, config, seed, log)
+    assert verdict.ok, verdict.message
+    result = V1.result(verdict.state)
+    assert result is not None
+    assert [[s.seat, s.score, s.rank] for s in result.standings] == fixture["result"]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_libertalia_2_does_not_produce_the_events_of_a_libertalia_1_game(path: Path) -> None:
+    """libertalia/2 reports the log as made by other rules; re-deciding its commands under libertalia/2
+    (the rules version named in the first event aside) differs after the setup: an event or a refusal."""
+    _, config, seed, log = _load(path)
+    verdict = verify_log(LIBERTALIA_2, config, seed, log)
+    assert not verdict.ok and "made by other rules" in verdict.message
+    setup = LIBERTALIA_2.start(config, seed)
+    assert [e.SerializeToString() for e in setup[1:]] == [x.event.SerializeToString() for x in log[1 : len(setup)]]
+    state: State | None = fold(LIBERTALIA_2, setup)
+    position, differs = len(setup), False
+    while position < len(log) and not differs:
+        entry = log[position]
+        assert state is not None and entry.seat is not None
+        try:
+            events = step(LIBERTALIA_2, state, entry.seat, entry.command)
+        except GameError:
+            differs = True
+            break
+        logged = [x.event for x in log[position : position + len(events)]]
+        differs = events != logged or (
+            position + len(events) < len(log) and log[position + len(events)].command is None
+        )
+        state, position = fold(LIBERTALIA_2, events, state), position + len(events)
+    assert differs
+
+
+def test_the_fixtures_go_through_every_path_where_the_versions_differ() -> None:
+    """Together the games queue several seats' night and anchor abilities in one event, return a lone night
+    Witch to hand as the anchor begins, and net the First Mate and Stormy barrels at scoring."""
+    seen: set[str] = set()
+    for path in FIXTURES:
+        _, _, _, log = _load(path)
+        state: State | None = None
+        for entry in log:
+            event, kind = entry.event, entry.event.WhichOneof("kind")
+            if kind == "effects_queued" and len({e.seat for e in event.effects_queued.effects}) > 1:
+                seen.add(f"together {event.effects_queued.timing}")
+            if kind == "character_moved" and state is not None and state.phase is Phase.ANCHOR:
+                seen.add("witch returns" if event.character_moved.rank == 15 else "other anchor move")
+            if kind == "voyage_scored" and state is not None:
+                seen |= {"first mate" for p in state.players if 38 in p.ship}
+                seen |= {"stormy barrel" for p in state.players if p.supply[BARREL] and state.stormy(BARREL)}
+            state = V1.evolve(state, event)
+    together = {f"together {t}" for t in (pb.LIBERTALIA_TIMING_NIGHT, pb.LIBERTALIA_TIMING_ANCHOR)}
+    assert together | {"witch returns", "first mate", "stormy barrel"} <= seen
+    assert "other anchor move" not in seen
 
 
 def test_the_golden_transcript_is_the_earlier_releases() -> None:
