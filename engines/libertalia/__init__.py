@@ -1,5 +1,9 @@
-"""Libertalia: Winds of Galecrest (Paolo Mori, 2022) for 2-6 players, Calm, Stormy or Uncharted loot."""
+"""Libertalia: Winds of Galecrest (Paolo Mori, 2022) for 2-6 players, Calm, Stormy or Uncharted loot.
 
-from engines.libertalia.game import LIBERTALIA, Libertalia
+``LIBERTALIA`` is the current rules version (libertalia/2); ``versions.VERSIONS`` lists every one.
+"""
 
-__all__ = ["LIBERTALIA", "Libertalia"]
+from engines.libertalia.game import Libertalia
+from engines.libertalia.versions import LIBERTALIA, LIBERTALIA_1, LIBERTALIA_2
+
+__all__ = ["LIBERTALIA", "LIBERTALIA_1", "LIBERTALIA_2", "Libertalia"]

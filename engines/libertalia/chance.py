@@ -3,7 +3,7 @@ and then written into events (so a replay needs no generator)."""
 
 from __future__ import annotations
 
-from engines.libertalia.data import RANKS_PER_VOYAGE, TYPES
+from engines.libertalia.data import TYPES
 from engines.prng import Prng
 
 __all__ = ["bag_tokens", "deal_ranks", "weighted_draw"]
@@ -22,7 +22,7 @@ def weighted_draw(seed: bytes, draw: int, bag: tuple[int, ...]) -> int:
     return tokens[Prng(seed, "draw", str(draw)).below(len(tokens))]
 
 
-def deal_ranks(prng: Prng, dealt: tuple[int, ...]) -> list[int]:
-    """Six ranks not dealt yet in this game, sorted."""
+def deal_ranks(prng: Prng, dealt: tuple[int, ...], count: int) -> list[int]:
+    """``count`` ranks (six) not dealt yet in this game, sorted."""
     remaining = [rank for rank in range(1, 41) if rank not in dealt]
-    return sorted(prng.shuffled(remaining)[:RANKS_PER_VOYAGE])
+    return sorted(prng.shuffled(remaining)[:count])

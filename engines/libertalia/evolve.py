@@ -1,11 +1,15 @@
-"""Applying events to the state of Libertalia. Never validates: every event was decided."""
+"""Applying events to the state of Libertalia. Never validates: every event was decided.
+
+The first event (game_started) makes a state that carries the rules of the game object folding it; every
+later event keeps them (``evolve_replace`` copies every field).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from engines.libertalia.data import LOOT_COUNTS, MAP, TYPES
+from engines.libertalia.data import MAP, TYPES, LibertaliaRules
 from engines.libertalia.state import Card, Effect, Phase, Player, Prompt, State
 from engines.libertalia.state import evolve_replace as replace
 from parlour.v1 import libertalia_pb2 as pb
@@ -20,11 +24,14 @@ _TIMINGS = {
 }
 
 
-def evolve(state: State | None, event: pb.LibertaliaEvent) -> State:
-    """The state after ``event``. A pending choice lasts until the next event (ChoiceMade when answered)."""
+def evolve(state: State | None, event: pb.LibertaliaEvent, rules: LibertaliaRules | None = None) -> State:
+    """The state after ``event``. A pending choice lasts until the next event (ChoiceMade when answered).
+    ``rules``: the rules the game is played by, needed for game_started only (later events keep the
+    state's)."""
     kind = event.WhichOneof("kind")
     if kind == "game_started":
-        return _started(event.game_started)
+        assert rules is not None, "the game's first event is folded with the rules of its game object"
+        return _started(event.game_started, rules)
     assert state is not None, "a game's log starts with game_started"
     if state.prompt is not None and kind != "choice_requested":
         state = replace(state, prompt=None)
@@ -44,12 +51,13 @@ def with_player(state: State, seat: int, **changes: Any) -> tuple[Player, ...]:
     return tuple(players)
 
 
-def _started(e: pb.LibertaliaGameStarted) -> State:
+def _started(e: pb.LibertaliaGameStarted, rules: LibertaliaRules) -> State:
     return State(
         seats=e.seats,
         board=e.board,
         sides=tuple(s - pb.LIBERTALIA_SIDE_CALM for s in e.sides),
         rules_version=e.rules_version,
+        rules=rules,
         seed=e.seed,
         seed_commitment=e.seed_commitment,
         seed_salt=e.seed_salt,
@@ -61,7 +69,7 @@ def _started(e: pb.LibertaliaGameStarted) -> State:
 
 
 def _bag_filled(state: State, e: pb.LibertaliaBagFilled) -> State:
-    return replace(state, bag=LOOT_COUNTS)
+    return replace(state, bag=state.rules.loot_counts)
 
 
 def _voyage_started(state: State, e: pb.LibertaliaVoyageStarted) -> State:

@@ -2,20 +2,35 @@
 
 :func:`advance` runs the day pass, the dusk pass, the night and the end of a voyage, asking for each
 choice the rules give a player (it then stops) and starting the next day, voyage or the end of the game.
+
+Two rule flags of the version (``state.rules``, see :data:`engines.libertalia.data.FLAGS`) select how the
+night and the anchor go: ``turns`` whether every seat's abilities become due at once or seat by seat
+(:data:`_TURNS`), ``anchor`` whether the Witches return as the anchor begins and only the anchor choices
+are queued (``netted``) or every order-dependent anchor ability is (``ordered``, :data:`_ANCHOR_DUE`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from engines.libertalia.abilities.anchor import anchor_effects
+from engines.libertalia.abilities.anchor import anchor_choices, anchor_effects, witch_returns
 from engines.libertalia.abilities.day import DAY_ABILITIES
 from engines.libertalia.abilities.loot import queue_dusk_effects
-from engines.libertalia.abilities.night import WIND_NYMPH
+from engines.libertalia.abilities.night import WIND_NYMPH, WITCH
 from engines.libertalia.abilities.order import next_effect
 from engines.libertalia.abilities.prompting import ask
-from engines.libertalia.data import ANCHOR, DAY, MIDSHIPMAN, NIGHT, RELIC, has_timing
-from engines.libertalia.ops import BAG, BOX, Run, move_loot, queue_effects
+from engines.libertalia.data import (
+    ANCHOR,
+    ANCHOR_NETTED,
+    ANCHOR_ORDERED,
+    DAY,
+    MIDSHIPMAN,
+    NIGHT,
+    RELIC,
+    TURNS_SEAT_BY_SEAT,
+    TURNS_TOGETHER,
+)
+from engines.libertalia.ops import BAG, BOX, HAND, SHIP, Run, move_card, move_loot, queue_effects
 from engines.libertalia.scoring import finish_events, voyage_scores
 from engines.libertalia.setup import voyage_event
 from engines.libertalia.state import Card, Effect, Phase, Prompt, State
@@ -51,7 +66,8 @@ def _reveal(run: Run) -> None:
     cards = [Card(s, p.selected) for s, p in enumerate(state.players) if p.selected]
     if state.midshipman:
         cards.append(Card(-1, MIDSHIPMAN))
-    cards.sort(key=lambda c: (c.key, state.space(c.seat) if c.seat >= 0 else -1))
+    order_key = state.rules.order_key
+    cards.sort(key=lambda c: (order_key(c.rank), state.space(c.seat) if c.seat >= 0 else -1))
     island = [pb.LibertaliaIslandCard(seat=c.seat, rank=c.rank) for c in cards]
     run.emit(pb.LibertaliaEvent(characters_revealed=pb.LibertaliaCharactersRevealed(island=island)))
 
@@ -62,7 +78,8 @@ def _phase(run: Run, phase: Phase, day: int = 0, nymphs: tuple[int, ...] = ()) -
 
 
 def _day_step(run: Run) -> None:
-    card = next((c for c in run.state.island if not c.day_done and c.seat >= 0 and has_timing(c.rank, DAY)), None)
+    day = run.state.rules.timed[DAY]
+    card = next((c for c in run.state.island if not c.day_done and c.seat >= 0 and c.rank in day), None)
     if card is None:  # cards without a daytime ability have nothing to do in the day pass
         _phase(run, Phase.DUSK)
         return
@@ -108,27 +125,54 @@ def _end_dusk(run: Run) -> None:
 
 def _night_step(run: Run) -> None:
     state = run.state
-    seat = _next_turn(state, _night_effects)
-    if seat is not None:
-        queue_effects(run, seat, NIGHT, _night_effects(state, seat))
-    elif state.day < state.days:
+    if _TURNS[state.rules.turns](run, NIGHT, _night_effects):
+        return
+    if state.day < state.days:
         _phase(run, Phase.SELECT, day=state.day + 1)
     else:
         _phase(run, Phase.ANCHOR)
 
 
-def _next_turn(state: State, due: Callable[[State, int], list[Effect]]) -> int | None:
-    """The next seat after ``state.turn`` (the last seat whose abilities were queued; -1 before the
-    first) that has abilities due, or None when every seat has had its turn. At night and anchor each
-    seat resolves its abilities in turn, in seat order (night: rule 3.5.3, the order makes no difference;
-    anchor: the rules are silent, and this order is the engine's decision)."""
-    return next((s for s in range(state.turn + 1, state.seats) if due(state, s)), None)
+Due = Callable[[State, int], list[Effect]]
+
+
+def _turn_of_next_seat(run: Run, timing: str, due: Due) -> bool:
+    """``turns=seat_by_seat``: queue the abilities of the next seat after ``state.turn`` (the last seat
+    whose abilities were queued; -1 before the first) that has abilities due; False when every seat has
+    had its turn. At night and anchor each seat resolves its abilities in turn, in seat order (night: rule
+    3.5.3, the order makes no difference; anchor: the rules are silent, and this order is the engine's
+    decision)."""
+    state = run.state
+    seat = next((s for s in range(state.turn + 1, state.seats) if due(state, s)), None)
+    if seat is None:
+        return False
+    queue_effects(run, seat, timing, due(state, seat))
+    return True
+
+
+def _turn_of_every_seat(run: Run, timing: str, due: Due) -> bool:
+    """``turns=together``: once per phase (``state.turn`` is -1 until then), queue every seat's abilities
+    in one event that names the last seat; they resolve seat by seat, in seat order. False when they were
+    queued already or none is due."""
+    state = run.state
+    effects = [e for seat in range(state.seats) for e in due(state, seat)] if state.turn < 0 else []
+    if not effects:
+        return False
+    queue_effects(run, state.seats - 1, timing, effects)
+    return True
+
+
+_TURNS: dict[str, Callable[[Run, str, Due], bool]] = {
+    TURNS_SEAT_BY_SEAT: _turn_of_next_seat,
+    TURNS_TOGETHER: _turn_of_every_seat,
+}
 
 
 def _night_effects(state: State, seat: int) -> list[Effect]:
     """The night abilities of ``seat``: its ship characters' and, Stormy, its relics'."""
     player = state.players[seat]
-    effects = [Effect(seat, r, -1, NIGHT) for r in player.ship if has_timing(r, NIGHT)]
+    night = state.rules.timed[NIGHT]
+    effects = [Effect(seat, r, -1, NIGHT) for r in player.ship if r in night]
     if player.supply[RELIC] and state.stormy(RELIC):
         effects.append(Effect(seat, 0, RELIC, NIGHT))
     return effects
@@ -136,11 +180,23 @@ def _night_effects(state: State, seat: int) -> list[Effect]:
 
 def _anchor_step(run: Run) -> None:
     state = run.state
-    seat = _next_turn(state, anchor_effects)
-    if seat is None:
+    if state.rules.anchor == ANCHOR_NETTED and state.turn < 0:
+        _witches_return(run)
+    if not _TURNS[state.rules.turns](run, ANCHOR, _ANCHOR_DUE[state.rules.anchor]):
         _end_voyage(run)
-    else:
-        queue_effects(run, seat, ANCHOR, anchor_effects(state, seat))
+
+
+def _witches_return(run: Run) -> None:
+    """``anchor=netted``: as the anchor begins, each seat's Witch returns to its hand if she is the only
+    character with a night ability in its ship (before any hook choice, rule 4.1)."""
+    for seat in range(run.state.seats):
+        if witch_returns(run.state, seat):
+            move_card(run, seat, WITCH, SHIP, HAND)
+
+
+#: The anchor abilities of a seat that are queued, by the flag ``anchor``: the choices only (the rest is
+#: netted at scoring), or every ability whose value depends on the order.
+_ANCHOR_DUE: dict[str, Due] = {ANCHOR_NETTED: anchor_choices, ANCHOR_ORDERED: anchor_effects}
 
 
 def _end_voyage(run: Run) -> None:
@@ -152,7 +208,9 @@ def _end_voyage(run: Run) -> None:
     run.emit(pb.LibertaliaEvent(voyage_ended=pb.LibertaliaVoyageEnded(voyage=state.voyage)))
     if run.state.voyage < 3:
         after = run.state
-        started = voyage_event(after.seed, after.voyage + 1, after.seats, after.bag, after.dealt, after.reputation)
+        started = voyage_event(
+            after.rules, after.seed, after.voyage + 1, after.seats, after.bag, after.dealt, after.reputation
+        )
         run.emit(pb.LibertaliaEvent(voyage_started=started))
     else:
         for event in finish_events(run.state):

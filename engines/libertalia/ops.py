@@ -1,5 +1,6 @@
 """The primitive moves every ability is made of. Each emits one event into a :class:`Run` and applies it,
-so an ability reads the state as it stands after its earlier steps."""
+so an ability reads the state as it stands after its earlier steps (and the rules of its version through
+``run.state.rules``)."""
 
 from __future__ import annotations
 
@@ -114,8 +115,9 @@ def move_card(run: Run, seat: int, rank: int, source: Place, target: Place) -> N
 def insert_index(state: State, seat: int, rank: int) -> int:
     """Where a card goes on the island: by rank, equal ranks by reputation (higher further right)."""
     key = (float(rank), state.space(seat))
+    order_key = state.rules.order_key
     for index, card in enumerate(state.island):
-        if (card.key, _space(state, card)) > key:
+        if (order_key(card.rank), _space(state, card)) > key:
             return index
     return len(state.island)
 

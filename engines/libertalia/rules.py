@@ -2,7 +2,8 @@
 
 ``legal_commands`` and ``decide`` share one check per command kind (``_why_not_*``); the options of a
 choice come from its spec (:mod:`engines.libertalia.abilities.prompting`), so the legal list a bot sees
-is exactly the set the engine accepts.
+is exactly the set the engine accepts. Names and numbers in sentences and checks come from the rules of the
+state's version (``state.rules``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from engines.errors import IllegalCommandError, MalformedCommandError
 from engines.libertalia.abilities.prompting import Option, resolve, spec
-from engines.libertalia.data import TYPES, loot_pb, name_of
+from engines.libertalia.data import TYPES, loot_pb
 from engines.libertalia.flow import advance, selecting_seats
 from engines.libertalia.ops import Run
 from engines.libertalia.state import Phase, State
@@ -138,8 +139,11 @@ def _parse_character(state: State, c: pb.LibertaliaChooseCharacter) -> tuple[int
 
 def _parse_loot(state: State, c: pb.LibertaliaChooseLoot) -> tuple[int, ...]:
     seat = _seat(state, c.seat) if c.HasField("seat") else -1
-    if not 0 <= c.count <= 3:
-        raise MalformedCommandError(f"a count of {c.count} tokens is not allowed: use 0, or 1 to 3 for the Merchant")
+    most = state.rules.number(30, "max_tokens")
+    if not 0 <= c.count <= most:
+        raise MalformedCommandError(
+            f"a count of {c.count} tokens is not allowed: use 0, or 1 to {most} for the Merchant"
+        )
     return (seat, _loot(c.loot), c.count)
 
 
@@ -180,7 +184,7 @@ def _why_not_select(state: State, seat: int, args: tuple[int, ...]) -> str | Non
     if state.players[seat].selected:
         return "you have already selected today's character"
     if rank not in state.players[seat].hand:
-        return f"you have no {name_of(rank)} (rank {rank}) in your hand"
+        return f"you have no {state.rules.name_of(rank)} (rank {rank}) in your hand"
     return None
 
 
@@ -188,10 +192,10 @@ def _expected(state: State) -> str:
     if state.phase is Phase.SELECT:
         return "select a character from your hand for today"
     assert state.prompt is not None
-    return spec(state.prompt.kind).describe
+    return spec(state.prompt.kind).text(state.rules)
 
 
-def _why_not_choice(kind: str, describe: Callable[[tuple[int, ...]], str]) -> Callable[..., str | None]:
+def _why_not_choice(kind: str, describe: Callable[[State, tuple[int, ...]], str]) -> Callable[..., str | None]:
     def why_not(state: State, seat: int, args: tuple[int, ...]) -> str | None:
         """Why ``seat`` may not answer with ``args`` now (None: it may)."""
         if state.phase is Phase.SELECT or state.prompt is None:
@@ -201,7 +205,7 @@ def _why_not_choice(kind: str, describe: Callable[[tuple[int, ...]], str]) -> Ca
             return None
         if all(k != kind for k, _ in options):
             return f"this command does not answer the choice asked of you: {_expected(state)}"
-        return f"{describe(args)} is not an option: {_expected(state)}"
+        return f"{describe(state, args)} is not an option: {_expected(state)}"
 
     return why_not
 
@@ -210,7 +214,7 @@ def _loot_name(loot: int) -> str:
     return pb.LibertaliaLoot.Name(loot_pb(loot)).removeprefix("LIBERTALIA_LOOT_").lower()
 
 
-def _describe_loot(args: tuple[int, ...]) -> str:
+def _describe_loot(state: State, args: tuple[int, ...]) -> str:
     where = "today's pool" if args[0] < 0 else f"seat {args[0]}'s supply"
     count = f"{args[2]} x " if args[2] else "a "
     return f"{count}{_loot_name(args[1])} from {where}"
@@ -218,13 +222,14 @@ def _describe_loot(args: tuple[int, ...]) -> str:
 
 _WHY_NOT: dict[str, Callable[[State, int, tuple[int, ...]], str | None]] = {
     "select_character": _why_not_select,
-    "choose_character": _why_not_choice("choose_character", lambda a: f"seat {a[0]}'s {name_of(a[1])}"),
+    "choose_character": _why_not_choice("choose_character", lambda s, a: f"seat {a[0]}'s {s.rules.name_of(a[1])}"),
     "choose_loot": _why_not_choice("choose_loot", _describe_loot),
-    "swap_loot": _why_not_choice("swap_loot", lambda a: f"swapping a {_loot_name(a[0])} for a {_loot_name(a[1])}"),
+    "swap_loot": _why_not_choice("swap_loot", lambda s, a: f"swapping a {_loot_name(a[0])} for a {_loot_name(a[1])}"),
     "choose_ability": _why_not_choice(
-        "choose_ability", lambda a: f"the {name_of(a[0])}'s ability" if a[0] else f"the {_loot_name(a[1])}'s ability"
+        "choose_ability",
+        lambda s, a: f"the {s.rules.name_of(a[0])}'s ability" if a[0] else f"the {_loot_name(a[1])}'s ability",
     ),
     "choose_reward": _why_not_choice(
-        "choose_reward", lambda a: "reputation" if a[0] == pb.LIBERTALIA_REWARD_REPUTATION else "doubloons"
+        "choose_reward", lambda s, a: "reputation" if a[0] == pb.LIBERTALIA_REWARD_REPUTATION else "doubloons"
     ),
 }

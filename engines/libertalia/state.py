@@ -1,12 +1,18 @@
-"""The state of a game of Libertalia: frozen dataclasses with tuples, rebuilt by folding the events."""
+"""The state of a game of Libertalia: frozen dataclasses with tuples, rebuilt by folding the events.
+
+The state carries the rules of the version its game began under (``State.rules``, set when game_started is
+folded, given back to snapshots rather than stored in them): everything that reads the state reads its data
+from there.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
 
-from engines.libertalia.data import MIDSHIPMAN, MIDSHIPMAN_KEY
+from engines.libertalia.data import LibertaliaRules
+from engines.snapshot import GIVEN
 
 __all__ = ["Card", "Effect", "Phase", "Player", "Prompt", "State", "evolve_replace"]
 
@@ -24,17 +30,13 @@ class Phase(Enum):
 
 @dataclass(frozen=True)
 class Card:
-    """A card on the island: owner (-1 for the Midshipman), rank and whether its day/dusk steps are done."""
+    """A card on the island: owner (-1 for the Midshipman), rank and whether its day/dusk steps are done
+    (the island is ordered by ``LibertaliaRules.order_key`` of the ranks, then reputation)."""
 
     seat: int
     rank: int
     day_done: bool = False
     dusk_done: bool = False
-
-    @property
-    def key(self) -> float:
-        """The rank used for ordering (20.5 for the Midshipman)."""
-        return MIDSHIPMAN_KEY if self.rank == MIDSHIPMAN else float(self.rank)
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,14 @@ class Player:
 
 @dataclass(frozen=True)
 class State:
-    """A game in progress. ``seed`` is secret (never shown while the game runs)."""
+    """A game in progress. ``seed`` is secret (never shown while the game runs). ``rules``: the data and
+    flags of the rules version the game began under (not stored in snapshots: the game gives it back)."""
 
     seats: int
     board: str
     sides: tuple[int, ...]  # per loot type: 0 calm, 1 stormy
     rules_version: str
+    rules: LibertaliaRules = field(metadata=GIVEN, repr=False)
     seed: bytes
     seed_commitment: bytes
     midshipman: bool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engines.libertalia.data import DAY, TYPES, has_timing, loot_pb
+from engines.libertalia.data import DAY, TYPES, loot_pb
 from engines.libertalia.ops import GRAVEYARD, HAND, effect_pb
 from engines.libertalia.state import State
 from parlour.v1 import libertalia_pb2 as pb
@@ -17,6 +17,7 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Libertal
     dial; everything public; never the bag's contents beyond its size, even once the game is over. With
     ``reveal`` (a finished game whose policy makes everything public) every hand, graveyard, selection and
     score dial is shown to all."""
+    day = state.rules.timed[DAY]
     result = pb.LibertaliaView(
         phase=state.phase.value,  # type: ignore[arg-type]
         voyage=state.voyage,
@@ -28,7 +29,7 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Libertal
             pb.LibertaliaIslandCard(
                 seat=c.seat,
                 rank=c.rank,
-                day_done=c.day_done or c.seat < 0 or not has_timing(c.rank, DAY),
+                day_done=c.day_done or c.seat < 0 or c.rank not in day,
                 dusk_done=c.dusk_done,
             )
             for c in state.island

@@ -1,11 +1,16 @@
 """Anchor abilities resolved one at a time (rule 4.1), for the seat whose anchor turn it is.
 
 Most anchor abilities read nothing another anchor ability changes; they are netted at scoring
-(:mod:`engines.libertalia.scoring`). The ones queued here are those whose result depends on the order:
-the Witch's return to hand (it changes the ship), the First Mate's count of ship characters, a Stormy
-barrel's reading of the reputation track, and the choices (Calm hook, Stormy amulet, which can move the
-seat's token). Each records its value when it resolves (LibertaliaAnchorReward); see
-:mod:`engines.libertalia.abilities.order` for which orders the seat is asked to choose.
+(:mod:`engines.libertalia.scoring`). Which ones are queued here depends on the version's flag ``anchor``
+(:data:`engines.libertalia.data.FLAGS`):
+
+* ``ordered`` (:func:`anchor_effects`): those whose result depends on the order: the Witch's return to
+  hand (it changes the ship), the First Mate's count of ship characters, a Stormy barrel's reading of the
+  reputation track, and the choices (Calm hook, Stormy amulet, which can move the seat's token). Each
+  records its value when it resolves (LibertaliaAnchorReward); see
+  :mod:`engines.libertalia.abilities.order` for which orders the seat is asked to choose.
+* ``netted`` (:func:`anchor_choices`): the choices only. The Witches return as the anchor begins
+  (:mod:`engines.libertalia.flow`); the First Mate and Stormy barrels are netted at scoring.
 """
 
 from __future__ import annotations
@@ -13,25 +18,36 @@ from __future__ import annotations
 from engines.libertalia.abilities.loot import ANCHOR_CHOICES
 from engines.libertalia.abilities.night import WITCH
 from engines.libertalia.abilities.prompting import ask
-from engines.libertalia.data import ANCHOR, BARREL, NIGHT, NUMBERS, TYPES, has_timing, number
+from engines.libertalia.data import ANCHOR, BARREL, NIGHT, TYPES
 from engines.libertalia.ops import HAND, SHIP, Run, anchor_reward, move_card
+from engines.libertalia.scoring import FIRST_MATE, first_mate_gain, stormy_barrel_gain
 from engines.libertalia.state import Effect, Prompt, State
 
-__all__ = ["FIRST_MATE", "WITCH", "anchor_effects", "resolve_anchor"]
-
-FIRST_MATE = 38
+__all__ = ["FIRST_MATE", "WITCH", "anchor_choices", "anchor_effects", "resolve_anchor", "witch_returns"]
 
 
-def _witch_returns(state: State, seat: int) -> bool:
-    """The Witch is in the ship and is its only character with a night ability."""
+def witch_returns(state: State, seat: int) -> bool:
+    """The Witch is in the seat's ship and is its only character with a night ability."""
     ship = state.players[seat].ship
-    return WITCH in ship and [r for r in ship if has_timing(r, NIGHT)] == [WITCH]
+    night = state.rules.timed[NIGHT]
+    return WITCH in ship and [r for r in ship if r in night] == [WITCH]
+
+
+def anchor_choices(state: State, seat: int) -> list[Effect]:
+    """The anchor abilities of ``seat`` that ask a choice (Calm hooks, Stormy amulets), one per token."""
+    supply = state.players[seat].supply
+    return [
+        Effect(seat, 0, loot, ANCHOR)
+        for loot in range(TYPES)
+        if (loot, state.stormy(loot)) in ANCHOR_CHOICES
+        for _ in range(supply[loot])
+    ]
 
 
 def anchor_effects(state: State, seat: int) -> list[Effect]:
-    """The anchor abilities of ``seat`` resolved one at a time, the Witch's return first (it precedes
-    hook choices, rule 4.1)."""
-    effects = [Effect(seat, WITCH, -1, ANCHOR)] if _witch_returns(state, seat) else []
+    """``anchor=ordered``: the anchor abilities of ``seat`` resolved one at a time, the Witch's return
+    first (it precedes hook choices, rule 4.1)."""
+    effects = [Effect(seat, WITCH, -1, ANCHOR)] if witch_returns(state, seat) else []
     if FIRST_MATE in state.players[seat].ship:
         effects.append(Effect(seat, FIRST_MATE, -1, ANCHOR))
     supply = state.players[seat].supply
@@ -45,14 +61,12 @@ def resolve_anchor(run: Run, effect: Effect) -> None:
     """Resolve one queued anchor ability of ``effect.seat`` now."""
     seat, state = effect.seat, run.state
     if effect.rank == WITCH:
-        if _witch_returns(state, seat):
+        if witch_returns(state, seat):
             move_card(run, seat, WITCH, SHIP, HAND)
     elif effect.rank == FIRST_MATE:
-        per_card = number(FIRST_MATE, "anchor_per_character")
-        anchor_reward(run, seat, per_card * len(state.players[seat].ship), rank=FIRST_MATE)
+        anchor_reward(run, seat, first_mate_gain(state, seat), rank=FIRST_MATE)
     elif effect.loot == BARREL:
-        low = state.space(seat) < NUMBERS["stormy_barrel_low_spaces"]
-        anchor_reward(run, seat, NUMBERS["stormy_barrel_low" if low else "stormy_barrel_high"], loot=BARREL)
+        anchor_reward(run, seat, stormy_barrel_gain(state, seat), loot=BARREL)
     else:
         kind = ANCHOR_CHOICES[(effect.loot, state.stormy(effect.loot))]
         ask(run, Prompt(seat, kind, loot=effect.loot))

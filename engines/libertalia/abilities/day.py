@@ -2,7 +2,8 @@
 
 Each takes ``(run, seat, actor, ability)``: ``actor`` is the island card acting (the Apprentice when it
 copies), ``ability`` the rank whose text is used (copy rule 1.4: "this character" and positions mean the
-actor, rank thresholds come from the ability's text).
+actor, rank thresholds come from the ability's text). Their numbers are those of the game's rules version
+(``run.state.rules``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 from engines.libertalia.abilities.loot import draw_from_bag, token_dusk
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
-from engines.libertalia.data import DAY, HOOK, RELIC, SABER, TYPES, has_timing, number, numbers_of
+from engines.libertalia.data import DAY, HOOK, RELIC, SABER, TYPES, LibertaliaRules
 from engines.libertalia.ops import (
     BAG,
     BOX,
@@ -59,9 +60,9 @@ def _beggar(run: Run, seat: int, actor: int, ability: int) -> None:
     if owner < 0:
         return
     if owner != seat:
-        paid = -gain(run, owner, -number(3, "pays"))
+        paid = -gain(run, owner, -run.state.rules.number(3, "pays"))
         gain(run, seat, paid)
-    reputation(run, owner, number(3, "reputation"))
+    reputation(run, owner, run.state.rules.number(3, "reputation"))
 
 
 def _innkeeper(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -70,7 +71,7 @@ def _innkeeper(run: Run, seat: int, actor: int, ability: int) -> None:
 
 def _cabin_boy(run: Run, seat: int, actor: int, ability: int) -> None:
     if run.state.island_index(seat, actor) == 0:
-        gain(run, seat, number(5, "leftmost_gain"))
+        gain(run, seat, run.state.rules.number(5, "leftmost_gain"))
 
 
 def _bandit(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -89,13 +90,13 @@ def _stowaway(run: Run, seat: int, actor: int, ability: int) -> None:
 
 
 def _carpenter(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, -(run.state.players[seat].doubloons // number(11, "keep_divisor")))
+    gain(run, seat, -(run.state.players[seat].doubloons // run.state.rules.number(11, "keep_divisor")))
 
 
 def _officer(run: Run, seat: int, actor: int, ability: int) -> None:
-    doubloons, target = run.state.players[seat].doubloons, number(12, "target")
+    doubloons, target = run.state.players[seat].doubloons, run.state.rules.number(12, "target")
     if doubloons >= target:
-        reputation(run, seat, number(12, "reputation"))
+        reputation(run, seat, run.state.rules.number(12, "reputation"))
     else:
         gain(run, seat, target - doubloons)
 
@@ -113,14 +114,14 @@ def _bodyguard(run: Run, seat: int, actor: int, ability: int) -> None:
         count = run.state.pool.count(loot)
         move_loot(run, loot, count, BOX, run.state.day, BAG, 0)
         returned += count
-    gain(run, seat, number(14, "per_token") * returned)
+    gain(run, seat, run.state.rules.number(14, "per_token") * returned)
 
 
 def _brute(run: Run, seat: int, actor: int, ability: int) -> None:
     owner, rank = _rightmost_owner(run)
     if owner >= 0:
         move_card(run, owner, rank, ISLAND, GRAVEYARD)
-        reputation(run, owner, number(17, "reputation"))
+        reputation(run, owner, run.state.rules.number(17, "reputation"))
 
 
 def _gunner(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -134,8 +135,12 @@ def _necromancer(run: Run, seat: int, actor: int, ability: int) -> None:
 
 
 def _bosun(run: Run, seat: int, actor: int, ability: int) -> None:
-    below = number(21, "rank_below")
-    gain(run, seat, number(21, "per_character") * sum(1 for r in run.state.players[seat].ship if r < below))
+    below = run.state.rules.number(21, "rank_below")
+    gain(
+        run,
+        seat,
+        run.state.rules.number(21, "per_character") * sum(1 for r in run.state.players[seat].ship if r < below),
+    )
 
 
 def _brawler(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -156,7 +161,7 @@ def _watchman(run: Run, seat: int, actor: int, ability: int) -> None:
 
 def _infantry(run: Run, seat: int, actor: int, ability: int) -> None:
     if run.state.island_index(seat, actor) == len(run.state.island) - 1:
-        gain(run, seat, number(29, "rightmost_gain"))
+        gain(run, seat, run.state.rules.number(29, "rightmost_gain"))
 
 
 def _merchant(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -168,19 +173,19 @@ def _surgeon(run: Run, seat: int, actor: int, ability: int) -> None:
 
 
 def _gambler(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, number(33, "per_token") * run.state.players[seat].loot_count)
+    gain(run, seat, run.state.rules.number(33, "per_token") * run.state.players[seat].loot_count)
 
 
 def _aristocrat(run: Run, seat: int, actor: int, ability: int) -> None:
-    reputation(run, seat, number(34, "reputation"))
+    reputation(run, seat, run.state.rules.number(34, "reputation"))
 
 
 def _quartermaster(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, number(36, "per_token") * run.state.players[seat].loot_count)
+    gain(run, seat, run.state.rules.number(36, "per_token") * run.state.players[seat].loot_count)
 
 
 def _first_mate(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, number(38, "per_character") * len(run.state.players[seat].ship))
+    gain(run, seat, run.state.rules.number(38, "per_character") * len(run.state.players[seat].ship))
 
 
 def _captain(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -191,7 +196,7 @@ def _governor(run: Run, seat: int, actor: int, ability: int) -> None:
     ship = run.state.players[seat].ship
     for rank in ship:
         move_card(run, seat, rank, SHIP, GRAVEYARD)
-    reputation(run, seat, number(40, "reputation_per_character") * len(ship))
+    reputation(run, seat, run.state.rules.number(40, "reputation_per_character") * len(ship))
 
 
 DAY_ABILITIES: dict[int, DayAbility] = {
@@ -249,7 +254,8 @@ def _mover(source: Place, target: Place) -> Callable[[Run, Prompt, Option], None
 
 def _apprentice_options(state: State, p: Prompt) -> list[Option]:
     ship = state.players[p.seat].ship
-    return [("choose_character", (p.seat, r)) for r in sorted(ship) if has_timing(r, DAY)]
+    day = state.rules.timed[DAY]
+    return [("choose_character", (p.seat, r)) for r in sorted(ship) if r in day]
 
 
 def _apprentice_resolve(run: Run, p: Prompt, option: Option) -> None:
@@ -269,7 +275,7 @@ def _preacher_resolve(run: Run, p: Prompt, option: Option) -> None:
         count = run.state.players[p.seat].supply[loot] - (1 if loot == keep else 0)
         move_loot(run, loot, count, SUPPLY, p.seat, BAG, 0)
         returned += max(0, count)
-    reputation(run, p.seat, number(7, "reputation_per_token") * returned)
+    reputation(run, p.seat, run.state.rules.number(7, "reputation_per_token") * returned)
 
 
 def _pool_options(state: State, p: Prompt) -> list[Option]:
@@ -291,7 +297,7 @@ def _gunner_options(state: State, p: Prompt) -> list[Option]:
 def _gunner_resolve(run: Run, p: Prompt, option: Option) -> None:
     owner, rank = option[1]
     move_card(run, owner, rank, SHIP, GRAVEYARD)
-    reputation(run, p.seat, number(18, "own_reputation" if owner == p.seat else "other_reputation"))
+    reputation(run, p.seat, run.state.rules.number(18, "own_reputation" if owner == p.seat else "other_reputation"))
 
 
 def _necromancer_resolve(run: Run, p: Prompt, option: Option) -> None:
@@ -305,7 +311,7 @@ def _brawler_options(state: State, p: Prompt) -> list[Option]:
 
 def _brawler_resolve(run: Run, p: Prompt, option: Option) -> None:
     move_card(run, option[1][0], 22, SHIP, GRAVEYARD)
-    reputation(run, p.seat, number(22, "reputation"))
+    reputation(run, p.seat, run.state.rules.number(22, "reputation"))
 
 
 def neighbours(state: State, seat: int) -> list[int]:
@@ -320,7 +326,7 @@ def _thief_options(state: State, p: Prompt) -> list[Option]:
 def _thief_resolve(run: Run, p: Prompt, option: Option) -> None:
     owner, loot, _ = option[1]
     move_loot(run, loot, 1, SUPPLY, owner, SUPPLY, p.seat)
-    reputation(run, p.seat, number(23, "reputation"))
+    reputation(run, p.seat, run.state.rules.number(23, "reputation"))
 
 
 def _watchman_options(state: State, p: Prompt) -> list[Option]:
@@ -339,14 +345,18 @@ def _watchman_resolve(run: Run, p: Prompt, option: Option) -> None:
 
 def _merchant_options(state: State, p: Prompt) -> list[Option]:
     supply = state.players[p.seat].supply
-    most = number(30, "max_tokens")
+    most = state.rules.number(30, "max_tokens")
     return [("choose_loot", (p.seat, t, n)) for t in range(TYPES) for n in range(1, min(most, supply[t]) + 1)]
 
 
 def _merchant_resolve(run: Run, p: Prompt, option: Option) -> None:
     _, loot, count = option[1]
     move_loot(run, loot, count, SUPPLY, p.seat, BAG, 0)
-    gain(run, p.seat, numbers_of(30, "gain_by_count")[count])
+    gain(run, p.seat, run.state.rules.numbers_of(30, "gain_by_count")[count])
+
+
+def _merchant_text(rules: LibertaliaRules) -> str:
+    return f"choose a loot type you hold and how many (1 to {rules.number(30, 'max_tokens')}) to sell"
 
 
 DAY_PROMPTS: dict[int, PromptSpec] = {
@@ -384,7 +394,7 @@ DAY_PROMPTS: dict[int, PromptSpec] = {
         "choose a token of today's pool and one of the next day's box to swap", _watchman_options, _watchman_resolve
     ),
     pb.LIBERTALIA_CHOICE_KIND_MERCHANT_SELL: PromptSpec(
-        f"choose a loot type you hold and how many (1 to {number(30, 'max_tokens')}) to sell",
+        _merchant_text,
         _merchant_options,
         _merchant_resolve,
     ),

@@ -2,7 +2,8 @@
 
 A token's dusk ability fires when it is first gained (:func:`token_dusk`); a token passed between seats
 (Thief, Stormy hook) fires nothing. Anchor choices (Calm hook, Stormy amulet) are asked here too; the
-anchor's doubloons are netted in :mod:`engines.libertalia.scoring`.
+anchor's doubloons are netted in :mod:`engines.libertalia.scoring`. Every number is the game's rules
+version's (``run.state.rules``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
 from engines.libertalia.chance import weighted_draw
-from engines.libertalia.data import AMULET, BARREL, DUSK, HOOK, MAP, NUMBERS, SABER, TYPES, number
+from engines.libertalia.data import AMULET, BARREL, DUSK, HOOK, MAP, SABER, TYPES, LibertaliaRules
 from engines.libertalia.ops import (
     BAG,
     BOX,
@@ -66,11 +67,11 @@ def token_dusk(run: Run, seat: int, loot: int) -> None:
 
 
 def _calm_barrel(run: Run, seat: int) -> None:
-    reputation(run, seat, NUMBERS["calm_barrel_dusk"])
+    reputation(run, seat, run.state.rules.board["calm_barrel_dusk"])
 
 
 def _stormy_barrel(run: Run, seat: int) -> None:
-    reputation(run, seat, NUMBERS["stormy_barrel_dusk"])
+    reputation(run, seat, run.state.rules.board["stormy_barrel_dusk"])
 
 
 def _calm_saber(run: Run, seat: int) -> None:
@@ -99,7 +100,7 @@ _TOKEN_DUSK: dict[tuple[int, bool], Callable[[Run, int], None]] = {
 
 def _explorer(run: Run, seat: int, rank: int, taken: int) -> None:
     if taken == MAP:
-        reputation(run, seat, number(10, "map_reputation"))
+        reputation(run, seat, run.state.rules.number(10, "map_reputation"))
 
 
 def _cook(run: Run, seat: int, rank: int, taken: int) -> None:
@@ -109,7 +110,7 @@ def _cook(run: Run, seat: int, rank: int, taken: int) -> None:
 
 def _armorer(run: Run, seat: int, rank: int, taken: int) -> None:
     if taken in (SABER, HOOK):
-        reputation(run, seat, number(28, "reputation"))
+        reputation(run, seat, run.state.rules.number(28, "reputation"))
 
 
 DUSK_ABILITIES: dict[int, Callable[[Run, int, int, int], None]] = {10: _explorer, 26: _cook, 28: _armorer}
@@ -201,7 +202,7 @@ def _hook_keep(run: Run, p: Prompt, option: Option) -> None:
     if option[0] == "choose_character":
         run.emit(pb.LibertaliaEvent(character_kept=pb.LibertaliaCharacterKept(seat=p.seat, rank=option[1][1])))
     else:
-        _reward(run, p.seat, HOOK, pb.LIBERTALIA_REWARD_DOUBLOONS, NUMBERS["calm_hook_gain"])
+        _reward(run, p.seat, HOOK, pb.LIBERTALIA_REWARD_DOUBLOONS, run.state.rules.board["calm_hook_gain"])
 
 
 def _amulet_options(state: State, p: Prompt) -> list[Option]:
@@ -210,9 +211,9 @@ def _amulet_options(state: State, p: Prompt) -> list[Option]:
 
 def _amulet(run: Run, p: Prompt, option: Option) -> None:
     if option[1][0] == pb.LIBERTALIA_REWARD_DOUBLOONS:
-        _reward(run, p.seat, AMULET, pb.LIBERTALIA_REWARD_DOUBLOONS, NUMBERS["stormy_amulet_doubloons"])
+        _reward(run, p.seat, AMULET, pb.LIBERTALIA_REWARD_DOUBLOONS, run.state.rules.board["stormy_amulet_doubloons"])
         return
-    steps = NUMBERS["stormy_amulet_reputation"]
+    steps = run.state.rules.board["stormy_amulet_reputation"]
     space = run.state.space(p.seat)
     target = min(5, space + steps)
     if target != space:
@@ -223,6 +224,15 @@ def _amulet(run: Run, p: Prompt, option: Option) -> None:
 
 def _reward(run: Run, seat: int, loot: int, reward: int, doubloons: int) -> None:
     anchor_reward(run, seat, doubloons, loot=loot, reward=reward)
+
+
+def _hook_text(rules: LibertaliaRules) -> str:
+    return f"choose a character in your ship to keep for the next voyage, or {rules.board['calm_hook_gain']} doubloons"
+
+
+def _amulet_text(rules: LibertaliaRules) -> str:
+    board = rules.board
+    return f"choose {board['stormy_amulet_doubloons']} doubloons or reputation +{board['stormy_amulet_reputation']}"
 
 
 ANCHOR_CHOICES: dict[tuple[int, bool], int] = {
@@ -248,12 +258,12 @@ LOOT_PROMPTS: dict[int, PromptSpec] = {
         "choose a loot token held by another player to take", _others_loot, _steal
     ),
     K.LIBERTALIA_CHOICE_KIND_HOOK_KEEP: PromptSpec(
-        f"choose a character in your ship to keep for the next voyage, or {NUMBERS['calm_hook_gain']} doubloons",
+        _hook_text,
         _hook_keep_options,
         _hook_keep,
     ),
     K.LIBERTALIA_CHOICE_KIND_AMULET_REWARD: PromptSpec(
-        f"choose {NUMBERS['stormy_amulet_doubloons']} doubloons or reputation +{NUMBERS['stormy_amulet_reputation']}",
+        _amulet_text,
         _amulet_options,
         _amulet,
     ),

@@ -1,7 +1,8 @@
 """Night abilities (rules 1.1, 3.5): one small function per character, keyed by rank in :data:`NIGHT`.
 
 Each takes ``(run, seat, actor, ability)`` like the daytime ones: ``actor`` is the ship card acting (the
-Witch when she copies). Night abilities touch only their owner's ship, supply and doubloons.
+Witch when she copies). Night abilities touch only their owner's ship, supply and doubloons. Their numbers
+are those of the game's rules version (``run.state.rules``).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
-from engines.libertalia.data import HOOK, NIGHT, NUMBERS, RELIC, SABER, has_timing, number
+from engines.libertalia.data import HOOK, NIGHT, RELIC, SABER
 from engines.libertalia.ops import GRAVEYARD, SHIP, Run, gain, move_card
 from engines.libertalia.state import Prompt, State
 from parlour.v1 import libertalia_pb2 as pb
@@ -25,7 +26,7 @@ def _discard_if_in_ship(run: Run, seat: int, rank: int) -> None:
 
 
 def _night_gain(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, number(ability, "night"))
+    gain(run, seat, run.state.rules.number(ability, "night"))
 
 
 def _witch(run: Run, seat: int, actor: int, ability: int) -> None:
@@ -36,36 +37,38 @@ def _mutineer(run: Run, seat: int, actor: int, ability: int) -> None:
     ship = run.state.players[seat].ship
     if ship:
         move_card(run, seat, min(ship), SHIP, GRAVEYARD)
-    gain(run, seat, number(16, "gain"))
+    gain(run, seat, run.state.rules.number(16, "gain"))
 
 
 def _freed_prisoner(run: Run, seat: int, actor: int, ability: int) -> None:
-    above = number(20, "rank_above")
+    rules = run.state.rules
+    above = rules.number(20, "rank_above")
     count = sum(1 for r in run.state.players[seat].ship if r > above)
-    gained = gain(run, seat, number(20, "per_character") * count)
-    if gained >= number(20, "discard_at"):
+    gained = gain(run, seat, rules.number(20, "per_character") * count)
+    if gained >= rules.number(20, "discard_at"):
         _discard_if_in_ship(run, seat, actor)
 
 
 def _topman(run: Run, seat: int, actor: int, ability: int) -> None:
-    gain(run, seat, number(24, "base") + number(24, "per_character") * len(run.state.players[seat].ship))
+    rules = run.state.rules
+    gain(run, seat, rules.number(24, "base") + rules.number(24, "per_character") * len(run.state.players[seat].ship))
 
 
 def _armorer(run: Run, seat: int, actor: int, ability: int) -> None:
     supply = run.state.players[seat].supply
-    gain(run, seat, number(28, "night_per_token") * (supply[SABER] + supply[HOOK]))
+    gain(run, seat, run.state.rules.number(28, "night_per_token") * (supply[SABER] + supply[HOOK]))
 
 
 def _wind_nymph(run: Run, seat: int, actor: int, ability: int) -> None:
     if set(run.state.nymphs) <= {seat}:
-        gain(run, seat, number(WIND_NYMPH, "gain"))
+        gain(run, seat, run.state.rules.number(WIND_NYMPH, "gain"))
     else:
         _discard_if_in_ship(run, seat, WIND_NYMPH)
 
 
 def relic_night(run: Run, seat: int) -> None:
     """Stormy relics: lose 1 per relic held."""
-    gain(run, seat, NUMBERS["stormy_relic_night"] * run.state.players[seat].supply[RELIC])
+    gain(run, seat, run.state.rules.board["stormy_relic_night"] * run.state.players[seat].supply[RELIC])
 
 
 NIGHT_ABILITIES: dict[int, Callable[[Run, int, int, int], None]] = {
@@ -82,7 +85,8 @@ NIGHT_ABILITIES: dict[int, Callable[[Run, int, int, int], None]] = {
 
 def _witch_options(state: State, p: Prompt) -> list[Option]:
     ship = state.players[p.seat].ship
-    return [("choose_character", (p.seat, r)) for r in sorted(ship) if r != WITCH and has_timing(r, NIGHT)]
+    night = state.rules.timed[NIGHT]
+    return [("choose_character", (p.seat, r)) for r in sorted(ship) if r != WITCH and r in night]
 
 
 def _witch_resolve(run: Run, p: Prompt, option: Option) -> None:

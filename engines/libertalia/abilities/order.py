@@ -11,7 +11,9 @@ reputation move changes the space a Stormy barrel reads. Those two are resolved 
 one changes and is netted at scoring. A hook resolves after the Witch's return (rule 4.1 [P]), so it is
 not offered while her return is due. Seats resolve their anchor abilities one after another in seat
 order (the rules are silent across seats; the engine's decision, in the README): a barrel is read on the
-track as the earlier seats' amulets left it.
+track as the earlier seats' amulets left it. That is the flag ``anchor=ordered`` (libertalia/2); with
+``anchor=netted`` (libertalia/1) only the anchor choices are queued (:mod:`.anchor`), none of which reads
+what another changes, so they resolve as queued and the seat is never asked.
 """
 
 from __future__ import annotations
@@ -20,22 +22,31 @@ from engines.libertalia.abilities.anchor import FIRST_MATE, WITCH, resolve_ancho
 from engines.libertalia.abilities.loot import dusk_effect
 from engines.libertalia.abilities.night import NIGHT_ABILITIES, relic_night
 from engines.libertalia.abilities.prompting import Option, PromptSpec, ask
-from engines.libertalia.data import AMULET, ANCHOR, BARREL, DUSK, HOOK, NIGHT, number
+from engines.libertalia.data import AMULET, ANCHOR, BARREL, DUSK, HOOK, NIGHT
 from engines.libertalia.ops import Run, effect_pb
 from engines.libertalia.state import Effect, Prompt, State
 from parlour.v1 import libertalia_pb2 as pb
 
 __all__ = ["ORDER_PROMPTS", "next_effect", "resolve_effect"]
 
-#: Abilities that only ever add doubloons or move the owner's own token right (by the data's signs).
-_PURE_GAINS = {(DUSK, 10), (DUSK, 28)} | {
-    (NIGHT, rank) for rank, name in ((8, "night"), (22, "night"), (28, "night_per_token")) if number(rank, name) >= 0
+#: Abilities that only ever add doubloons or move the owner's own token right: the number whose sign (in
+#: the version's data) says so, or None for always.
+_GAINS: dict[tuple[str, int], str | None] = {
+    (DUSK, 10): None,
+    (DUSK, 28): None,
+    (NIGHT, 8): "night",
+    (NIGHT, 22): "night",
+    (NIGHT, 28): "night_per_token",
 }
 
 
 def _is_gain(state: State, effect: Effect) -> bool:
     if effect.rank:
-        return (effect.timing, effect.rank) in _PURE_GAINS
+        key = (effect.timing, effect.rank)
+        if key not in _GAINS:
+            return False
+        name = _GAINS[key]
+        return name is None or state.rules.number(effect.rank, name) >= 0
     return effect.timing == DUSK and effect.loot == BARREL and not state.stormy(BARREL)
 
 

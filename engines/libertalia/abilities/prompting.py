@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engines.libertalia.data import loot_pb
+from engines.libertalia.data import LibertaliaRules, loot_pb
 from engines.libertalia.ops import Run
 from engines.libertalia.state import Prompt, State
 from parlour.v1 import libertalia_pb2 as pb
@@ -23,11 +23,16 @@ Option = tuple[str, tuple[int, ...]]
 
 @dataclass(frozen=True)
 class PromptSpec:
-    """One kind of choice: what the player is told, its options and how the chosen one resolves."""
+    """One kind of choice: what the player is told (a sentence, or the sentence of a version's rules when
+    it holds their numbers: :meth:`text`), its options and how the chosen one resolves."""
 
-    describe: str
+    describe: str | Callable[[LibertaliaRules], str]
     options: Callable[[State, Prompt], list[Option]]
     resolve: Callable[[Run, Prompt, Option], None]
+
+    def text(self, rules: LibertaliaRules) -> str:
+        """What the player is told, with the numbers of ``rules``."""
+        return self.describe if isinstance(self.describe, str) else self.describe(rules)
 
 
 _TABLE: dict[int, PromptSpec] = {}

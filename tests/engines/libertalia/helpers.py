@@ -1,4 +1,8 @@
-"""Building Libertalia states for scenario tests, and running one part of a day."""
+"""Building Libertalia states for scenario tests, and running one part of a day.
+
+The states are made by the current rules version (``G``, libertalia/2) unless a test passes another
+game object (``scenario(game=LIBERTALIA_1)``); a state carries its rules, so ``G``'s ``step`` and
+``legal_commands`` decide it by them."""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from engines.contract import fold, step
-from engines.libertalia import LIBERTALIA
+from engines.libertalia import LIBERTALIA, Libertalia
 from engines.libertalia.flow import advance
 from engines.libertalia.ops import Run
 from engines.libertalia.state import Card, Phase, Player, State
@@ -32,11 +36,13 @@ def scenario(
     pool: tuple[int, ...] = (),
     later: tuple[int, ...] = (),
     phase: Phase = Phase.DAY,
+    game: Libertalia = G,
     **fields: Any,
 ) -> State:
-    """A state on day 1 of 2 of voyage 1: every seat has rank 40 in hand (so the game stops at the next
-    selection) unless ``players`` says otherwise; ``island`` lists (seat, rank) left to right."""
-    state = fold(G, G.start(G.spec.config(seats, {"board": board}), b"scenario"))
+    """A state of ``game`` (a rules version) on day 1 of 2 of voyage 1: every seat has rank 40 in hand (so
+    the game stops at the next selection) unless ``players`` says otherwise; ``island`` lists (seat, rank)
+    left to right."""
+    state = fold(game, game.start(game.spec.config(seats, {"board": board}), b"scenario"))
     assert state is not None
     given = players or {}
     people = tuple(Player(**{"hand": (40,), **given.get(s, {})}) for s in range(seats))
