@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 from google.protobuf.descriptor import ServiceDescriptor
 
+from engines.registry import REGISTRY, Registry
 from parlour.v1 import admin_service_pb2, bot_service_pb2, game_service_pb2, replay_service_pb2, tournament_service_pb2
 from parlour.v1.admin_service_pb2_grpc import add_AdminServiceServicer_to_server
 from parlour.v1.bot_service_pb2_grpc import add_BotServiceServicer_to_server
@@ -25,6 +26,7 @@ from service.api.grpc_gate import GateWrapper
 from service.api.grpc_replay import ReplayServicer
 from service.api.grpc_server import GameServicer, GrpcServer, Service, build_grpc_server
 from service.api.ports import PortUnavailableError
+from service.api.request_sizes import RequestSizes
 from service.api.rest import HttpServer, build_http_server
 from service.api.rest.server import MetricsPage, build_metrics_server
 from service.api.stalls import Stalls
@@ -150,9 +152,11 @@ class App:
         log.info("server stopped")
 
 
-def build_app(settings: Settings) -> App:
+def build_app(settings: Settings, registry: Registry = REGISTRY) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
-    servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
+    servers over it, playing the rules versions of ``registry`` (new games get the ones
+    ``settings.rules_pins`` names). A gRPC port that cannot be bound raises PortUnavailableError (Redis
+    closed again)."""
     sizes = size_limits(settings)
     proxies = TrustedProxies.parse(settings.trusted_proxies)
     redis = open_redis(
@@ -182,6 +186,7 @@ def build_app(settings: Settings) -> App:
         now_ms=now_ms,
         commands_first=commands_first,
         sizes=sizes,
+        registry=registry.pinned(dict(settings.rules_pins)),
     )
     replays = Replays(store, games)
     clocks = Clocks(
@@ -234,14 +239,15 @@ def build_app(settings: Settings) -> App:
         ),
     ]
     gate = Gate(Limits(limit_settings(settings)), api_keys)
+    sizes_of_requests = RequestSizes(settings.max_message_bytes, settings.max_export_bytes)
     tls = TlsFiles(settings.tls_cert, settings.tls_key) if settings.tls_cert and settings.tls_key else None
     try:
         grpc_server = build_grpc_server(
             services,
             host=settings.grpc_host,
             port=settings.grpc_port,
-            max_message_bytes=settings.max_message_bytes,
-            wrappers=[GateWrapper(gate, max_request_bytes=settings.max_message_bytes, proxies=proxies)],
+            max_message_bytes=sizes_of_requests.largest,
+            wrappers=[GateWrapper(gate, sizes_of_requests, proxies=proxies)],
             tls=tls.grpc_credentials() if tls else None,
         )
     except PortUnavailableError:
@@ -253,7 +259,7 @@ def build_app(settings: Settings) -> App:
         [(service.descriptor, service.servicer) for service in services],
         host=settings.http_host,
         port=settings.http_port,
-        max_body_bytes=settings.max_message_bytes,
+        body_sizes=sizes_of_requests,
         web_dir=settings.web_dir or _repository_web_dir(),
         metrics_page=page,
         gate=gate,

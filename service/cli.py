@@ -13,7 +13,7 @@ from pathlib import Path
 
 from service.cli_limits import add_limit_flags, check_limits, limit_overrides
 from service.cli_tls import add_tls_flags, tls_overrides
-from service.config import Settings
+from service.config import Settings, parse_rules_pins
 from service.logs import configure_logging
 
 __all__ = ["register"]
@@ -60,6 +60,14 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
     parser.add_argument(
         "--metrics-port", type=int, default=None, help="also serve /metrics (Prometheus) alone on this port"
     )
+    parser.add_argument(
+        "--rules",
+        metavar="GAME=VERSION",
+        action="append",
+        default=None,
+        help="the rules version new games of GAME get, e.g. libertalia=libertalia/1 (default: the newest; "
+        "repeat for several games; or PARLOUR_RULES). Running games keep the version they began with",
+    )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
     add_limit_flags(parser)
@@ -88,6 +96,11 @@ def _settings(args: argparse.Namespace) -> Settings:
         **limit_overrides(args),
         **tls_overrides(args),
     }
+    if args.rules is not None:
+        try:
+            overrides["rules_pins"] = parse_rules_pins(args.rules, "--rules")
+        except ValueError as error:
+            raise SystemExit(f"parlour serve: {error}") from error
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     if not 0 <= settings.grpc_port <= 65535:
         raise SystemExit(f"parlour serve: --grpc-port must be 0 to 65535, not {settings.grpc_port}")
@@ -107,7 +120,18 @@ def _settings(args: argparse.Namespace) -> Settings:
         except ValueError as error:
             raise SystemExit(f"parlour serve: --redis-cluster: {error}") from error
     check_limits(settings)
+    _check_rules(settings)
     return replace(settings, log_json=args.log_format == "json")
+
+
+def _check_rules(settings: Settings) -> None:
+    """Exit with one sentence if a pinned rules version is not installed."""
+    from engines.registry import REGISTRY
+
+    try:
+        REGISTRY.pinned(dict(settings.rules_pins))
+    except ValueError as error:
+        raise SystemExit(f"parlour serve: --rules: {error}") from error
 
 
 def _serve(args: argparse.Namespace) -> int:

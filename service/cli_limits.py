@@ -50,6 +50,7 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("max_player_name_length", int, "longest player name a seat may be claimed with"),
     _Flag("max_bot_name_length", int, "longest bot name"),
     _Flag("max_api_key_name_length", int, "longest name of an API key"),
+    _Flag("max_export_bytes", int, "largest game export a request may carry (VerifyGame, ImportGame, ViewReplay)"),
     _Flag(
         "trusted_proxies",
         str,

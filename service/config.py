@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "parse_rules_pins"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,9 @@ class Settings:
     snapshot_every: int = 100
     cache_games: int = 10_000
     max_message_bytes: int = 64 * 1024
+    #: The largest request of a call that carries a whole game export (VerifyGame, ImportGame,
+    #: ViewReplay; ``--max-export-bytes``): a long game's export is larger than any other request.
+    max_export_bytes: int = 16 * 1024 * 1024
     log_level: str = "info"
     log_json: bool = True
     #: The key that guards tournament administration (metadata/header ``x-parlour-admin-key``); empty:
@@ -97,13 +100,18 @@ class Settings:
     #: Networks of the proxies whose ``X-Forwarded-For`` names the client the quotas count
     #: (``--trusted-proxies CIDR[,CIDR]``; empty: the header is never read; see ``service.api.forwarded``).
     trusted_proxies: str = ""
+    #: The rules version new games of a game get, by game name, where it is not the newest (``--rules
+    #: GAME=VERSION``, ``PARLOUR_RULES``): during a rolling upgrade, new replicas keep making games of the
+    #: version older replicas still serve. Games always continue under the version they began with.
+    rules_pins: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
         ``PARLOUR_REDIS_URL``, ``PARLOUR_REDIS_CLUSTER``, ``PARLOUR_REPLICA_ACKS``,
         ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
-        ``PARLOUR_LOG_LEVEL`` and ``PARLOUR_METRICS_PORT``.
+        ``PARLOUR_LOG_LEVEL``, ``PARLOUR_METRICS_PORT`` and ``PARLOUR_RULES`` (``GAME=VERSION`` pairs, comma
+        separated).
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
         settings = cls()
@@ -129,7 +137,27 @@ class Settings:
             settings = replace(settings, log_level=env["PARLOUR_LOG_LEVEL"].lower())
         if "PARLOUR_METRICS_PORT" in env:
             settings = replace(settings, metrics_port=_port(env["PARLOUR_METRICS_PORT"], "PARLOUR_METRICS_PORT"))
+        if "PARLOUR_RULES" in env:
+            pins = [pin for pin in env["PARLOUR_RULES"].split(",") if pin.strip()]
+            settings = replace(settings, rules_pins=parse_rules_pins(pins, "PARLOUR_RULES"))
         return settings
+
+
+def parse_rules_pins(pins: list[str], where: str) -> tuple[tuple[str, str], ...]:
+    """``(game, rules version)`` pairs from ``GAME=VERSION`` texts (``oldmen=oldmen/1``; the game may be
+    left out: ``oldmen/1``), sorted by game; ValueError naming ``where`` for a text of another form or a
+    game given twice."""
+    pairs: dict[str, str] = {}
+    for pin in pins:
+        game, equals, version = pin.strip().partition("=")
+        if not equals:
+            game, version = pin.strip().partition("/")[0], pin.strip()
+        if not game or "/" not in version or version.partition("/")[0] != game:
+            raise ValueError(f"{where} takes GAME=VERSION like 'libertalia=libertalia/1', not {pin!r}")
+        if game in pairs:
+            raise ValueError(f"{where} names the rules of {game} twice")
+        pairs[game] = version
+    return tuple(sorted(pairs.items()))
 
 
 def _port(text: str, name: str) -> int:

@@ -59,6 +59,7 @@ LIMIT_FLAGS = [
     ("--max-api-key-name-length", "12", "max_api_key_name_length", 12),
     ("--trusted-proxies", "10.0.0.0/8,fd00::/8", "trusted_proxies", "10.0.0.0/8,fd00::/8"),
     ("--export-dir", "exports", "export_dir", Path("exports")),
+    ("--max-export-bytes", "1048576", "max_export_bytes", 1_048_576),
 ]
 
 
@@ -137,3 +138,24 @@ def test_a_contradiction_stops_parlour_serve_with_one_line_and_no_traceback(tmp_
         "a minimum no larger than the maximum"
     ]
     assert not any(tmp_path.iterdir()), "nothing was started"
+
+
+def test_rules_pins_name_the_version_new_games_of_a_game_get() -> None:
+    settings = _serve("--rules", "libertalia=libertalia/1", "--rules", "oldmen/1")
+    assert settings.rules_pins == (("libertalia", "libertalia/1"), ("oldmen", "oldmen/1"))
+
+
+@pytest.mark.parametrize(
+    ("pin", "said"),
+    [
+        ("libertalia=libertalia/9", "cannot pin libertalia to 'libertalia/9': this server holds the rules versions"),
+        ("chess=chess/1", "there is no game 'chess'"),
+        ("libertalia=oldmen/1", "takes GAME=VERSION like 'libertalia=libertalia/1'"),
+        ("libertalia", "takes GAME=VERSION"),
+    ],
+)
+def test_a_rules_pin_the_server_cannot_keep_is_refused_at_start_in_one_sentence(pin: str, said: str) -> None:
+    with pytest.raises(SystemExit) as refused:
+        _serve("--rules", pin)
+    assert said in str(refused.value)
+    assert str(refused.value).startswith("parlour serve: --rules")

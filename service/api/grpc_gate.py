@@ -25,6 +25,7 @@ import grpc
 
 from service.api.forwarded import TrustedProxies, forwarded_values
 from service.api.grpc_errors import abort_with_error
+from service.api.request_sizes import RequestSizes
 from service.app.errors import ServiceError
 from service.app.gate import Gate
 from service.app.limits import Client
@@ -119,21 +120,21 @@ async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
 
 
 class GateWrapper:
-    """Wraps every method's handler: requests over ``max_request_bytes`` and undecodable ones refused,
+    """Wraps every method's handler: requests over the method's size limit and undecodable ones refused,
     quotas applied (see the module docstring). A :data:`~service.api.grpc_wrapping.HandlerWrapper`."""
 
-    def __init__(self, gate: Gate, max_request_bytes: int, proxies: TrustedProxies | None = None) -> None:
-        """Requests over ``max_request_bytes`` are refused; a client is counted by its peer's address, or by
-        ``x-forwarded-for`` when the peer is one of ``proxies``."""
+    def __init__(self, gate: Gate, sizes: RequestSizes, proxies: TrustedProxies | None = None) -> None:
+        """Requests over their method's limit in ``sizes`` are refused; a client is counted by its peer's
+        address, or by ``x-forwarded-for`` when the peer is one of ``proxies``."""
         self._limits = gate
-        self._max_request_bytes = max_request_bytes
+        self._sizes = sizes
         trusted = proxies or TrustedProxies()
         self._client_of: _ClientOf = lambda context: _client(context, trusted)
 
     def __call__(self, method: str, handler: Any) -> Any:
         """``handler`` of ``method`` (its full name, ``/package.Service/Method``), wrapped."""
         call = method.lstrip("/").rpartition(".")[2].replace("/", ".")
-        return _wrap(handler, call, self._limits, self._client_of, self._max_request_bytes)
+        return _wrap(handler, call, self._limits, self._client_of, self._sizes.of(method))
 
 
 def _wrap(handler: Any, call: str, limits: Gate, client: _ClientOf, max_request_bytes: int) -> Any:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -20,22 +19,11 @@ import pytest
 
 from engines.contract import AnyGame, fold
 from engines.registry import GAMES
-from service.bootstrap import App, build_app
-from tests.conftest import RedisTarget, delete_prefix, server_settings
+from service.bootstrap import App
 from tests.contract.channels import TRANSPORTS, Channels, PlayedGame, inner, play_seeded
 from tests.rest.harness import HttpError
 
 GAME_PARAMS = [pytest.param(game, id=game.spec.name) for game in GAMES]
-
-
-@pytest.fixture
-async def app(redis_target: RedisTarget, key_prefix: str, tmp_path: Path) -> AsyncIterator[App]:
-    """A server whose message limit takes the export of a long game as a ViewReplay body over REST too."""
-    server = build_app(server_settings(redis_target, key_prefix, tmp_path, max_message_bytes=16 << 20))
-    await server.start()
-    yield server
-    await server.stop(grace=0)
-    await delete_prefix(redis_target.url, key_prefix)
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 
 from parlour.v1 import game_service_pb2
+from service.api.request_sizes import RequestSizes
 from service.api.rest.server import build_http_server
 from service.app.errors import ERRORS
 from service.store.embedded import RedisProcess
@@ -67,6 +68,12 @@ async def test_unknown_games_and_routes_are_404(api: JsonClient) -> None:
     await expect(404, "game/not_found", api.call("GET", "/v1/games/doesnotexist/events"))
     await expect(404, "http/not_found", api.call("GET", "/v1/nowhere"))
     await expect(405, "http/method_not_allowed", api.call("DELETE", "/v1/games"))
+
+
+async def test_a_rules_version_the_server_does_not_hold_is_503_naming_the_ones_it_has(api: JsonClient) -> None:
+    body = {"game": "libertalia", "seats": 2, "rulesVersion": "libertalia/99"}
+    refused = await expect(503, "game/rules_unavailable", api.call("POST", "/v1/games", body))
+    assert "libertalia/1, libertalia/2" in refused["message"]
 
 
 async def test_seats_and_tokens(api: JsonClient) -> None:
@@ -319,7 +326,9 @@ class _BrokenGames:
 
 async def test_an_unexpected_failure_is_500_server_internal_without_details() -> None:
     service = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
-    http = build_http_server([(service, _BrokenGames())], host="127.0.0.1", port=0, max_body_bytes=10_000)
+    http = build_http_server(
+        [(service, _BrokenGames())], host="127.0.0.1", port=0, body_sizes=RequestSizes(10_000, 10_000)
+    )
     await http.start()
     try:
         async with aiohttp.ClientSession() as session:

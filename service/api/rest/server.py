@@ -28,6 +28,7 @@ from service import metrics
 from service.api import request_ids
 from service.api.forwarded import TrustedProxies
 from service.api.ports import unavailable
+from service.api.request_sizes import RequestSizes
 from service.api.rest.calls import (
     CallAbortedError,
     HttpCallContext,
@@ -88,7 +89,8 @@ def _metadata(request: web.Request) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class _Settings:
-    max_body_bytes: int
+    #: The largest body of each route's call (by its method).
+    body_sizes: RequestSizes
     heartbeat: float
     first_reply_grace: float
     gate: Gate
@@ -113,15 +115,18 @@ def _handler(route: Route, servicer: object, settings: _Settings) -> Handler:
         async with settings.gate.enter(call, client):
             return await handle(request)
 
+    limit = settings.body_sizes.of(route.method.full_name)
+    too_large = ServiceError("request/too_large", f"the body may be at most {limit} bytes")
+
     async def handle(request: web.Request) -> web.StreamResponse:
-        if request.content_length is not None and request.content_length > settings.max_body_bytes:
-            raise ServiceError("request/too_large", f"the body may be at most {settings.max_body_bytes} bytes")
+        if request.content_length is not None and request.content_length > limit:
+            raise too_large
         try:
             body = await request.read()
         except web.HTTPRequestEntityTooLarge as error:
-            raise ServiceError(
-                "request/too_large", f"the body may be at most {settings.max_body_bytes} bytes"
-            ) from error
+            raise too_large from error
+        if len(body) > limit:
+            raise too_large
         query = {key: request.query.getall(key) for key in request.query}
         message = decode_request(route, request.match_info, query, body)
         context = HttpCallContext(_bearer(request), _metadata(request))
@@ -265,7 +270,7 @@ def build_http_server(
     *,
     host: str,
     port: int,
-    max_body_bytes: int,
+    body_sizes: RequestSizes,
     web_dir: Path | None = None,
     heartbeat: float = 15.0,
     first_reply_grace: float = 0.5,
@@ -277,16 +282,15 @@ def build_http_server(
 ) -> HttpServer:
     """An HTTP server for ``services`` (each a service descriptor and the object whose methods serve it,
     e.g. the gRPC servicer), with ``/openapi.json``, ``/metrics`` when ``metrics_page`` is given and,
-    when ``web_dir`` is given, its files at ``/``. Every route's call passes ``gate`` (API keys and quotas;
+    when ``web_dir`` is given, its files at ``/``. A call's body may have as many bytes as ``body_sizes``
+    gives its method. Every route's call passes ``gate`` (API keys and quotas;
     default quotas when None). ``GET /readyz`` answers 200 SERVING while ``ready()`` is true, else 503
     NOT_SERVING. A client is counted by its address, or by the one ``X-Forwarded-For`` gives when it
     comes through one of ``proxies``. ``bounds`` are the limits the document states
     (``service.app.bounds.request_bounds`` of the server's settings; by default of the default clock range
     and sizes). Not started: call ``start()``."""
-    settings = _Settings(
-        max_body_bytes, heartbeat, first_reply_grace, gate or Gate(Limits()), proxies or TrustedProxies()
-    )
-    app = web.Application(middlewares=[_request_id, _errors], client_max_size=max_body_bytes)
+    settings = _Settings(body_sizes, heartbeat, first_reply_grace, gate or Gate(Limits()), proxies or TrustedProxies())
+    app = web.Application(middlewares=[_request_id, _errors], client_max_size=body_sizes.largest)
     app.on_response_prepare.append(_send_request_id)
     if metrics_page is not None:
         app.router.add_get("/metrics", metrics_handler(metrics_page))
