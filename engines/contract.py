@@ -158,11 +158,15 @@ class Game(Protocol[S, C, E, V]):
     """
 
     spec: GameSpec
-    rules: VersionedRules
     state_type: type[S]
     command_type: type[C]
     event_type: type[E]
     view_type: type[V]
+
+    @property
+    def rules(self) -> VersionedRules:
+        """This version's rules (data, flags and ``version``, which names them)."""
+        ...
 
     def start(self, config: GameConfig, seed: bytes, salt: bytes = b"") -> list[E]:
         """The setup events of a new game. All chance is drawn from a :class:`~engines.prng.Prng` seeded by

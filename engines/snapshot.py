@@ -60,6 +60,12 @@ class StateCodec:
         self.fingerprint = hashlib.sha256(_shape(state_type, ()).encode()).hexdigest()[:12]
         self._decoder = _decoder(state_type, dict(given or {}))
 
+    @classmethod
+    def of_game(cls, game: Any) -> StateCodec:
+        """The codec of a game's states (a :class:`~engines.contract.Game`): the states of its rules
+        version, with the game's ``rules`` given back to every decoded state (see :data:`GIVEN`)."""
+        return cls(game.state_type, given={"rules": game.rules})
+
     def encode(self, state: Any) -> bytes:
         """``state`` as bytes (see :func:`encode_state`)."""
         return encode_state(state)

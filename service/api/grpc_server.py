@@ -20,7 +20,6 @@ from service.api.grpc_wrapping import HandlerWrapper, WrappingRegistry
 from service.api.ports import unavailable
 from service.api.stalls import Stalls
 from service.app.games import Games
-from service.app.house_strategies import house_bot_strategies
 from service.app.records import timestamp
 from service.app.stream_tickets import StreamTickets
 from service.app.time_control import TimeControl
@@ -59,25 +58,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
     @grpc_errors
     async def ListGameTypes(self, request: pb.ListGameTypesRequest, context: Context) -> pb.ListGameTypesResponse:
         """Every registered game's spec."""
-        return pb.ListGameTypesResponse(
-            game_types=[
-                pb.GameType(
-                    name=spec.name,
-                    title=spec.title,
-                    rules_version=spec.rules_version,
-                    min_seats=spec.min_seats,
-                    max_seats=spec.max_seats,
-                    options=[
-                        pb.GameOption(
-                            name=o.name, description=o.description, default_value=o.default, allowed_values=o.allowed
-                        )
-                        for o in spec.options
-                    ],
-                    bot_strategies=house_bot_strategies(spec.name),
-                )
-                for spec in self._games.game_types()
-            ]
-        )
+        return pb.ListGameTypesResponse(game_types=self._games.game_types())
 
     @grpc_errors
     async def CreateGame(self, request: pb.CreateGameRequest, context: Context) -> pb.CreateGameResponse:
@@ -90,6 +71,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             keep_hidden=request.keep_hidden_after_end,
             time_control=TimeControl.from_proto(request.time_control) if request.HasField("time_control") else None,
             house_bots=[(bot.seat, bot.strategy) for bot in request.house_bots],
+            rules_version=request.rules_version,
         )
         return pb.CreateGameResponse(game=summary)
 

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from engines.registry import GAMES
+from engines.registry import GAMES, REGISTRY
 from parlour.v1 import game_pb2
 from service.app.exports import EXPORT_FORMAT
 from service.app.house_strategies import house_bot_strategies
@@ -31,6 +31,9 @@ Schema = dict[str, Any]
 MAX_SEATS = max(game.spec.max_seats for game in GAMES)
 
 _GAMES = {"type": "string", "enum": [game.spec.name for game in GAMES]}
+#: A rules version of a new game or tournament: one this installation holds (of the request's game), or
+#: empty for the current one.
+_RULES_VERSIONS = {"type": "string", "enum": ["", *(game.spec.rules_version for game in REGISTRY.all())]}
 _NON_NEGATIVE_INT64 = {"pattern": "^[0-9]{1,18}$"}
 #: A seat number of some game (whether the game has that seat depends on the game: seat/not_found).
 _SEAT = {"minimum": 0, "maximum": MAX_SEATS - 1}
@@ -137,16 +140,21 @@ def _unique_seats(seats: int) -> list[Schema]:
 
 
 def _per_game(game: str, seats: str, options: str, *, house_bots: str = "") -> Schema:
-    """What each game takes: a seat count in its range, its options with their allowed values and, with
-    ``house_bots``, house bots on distinct seats of the table playing one of its strategies (the fields
-    are named by their JSON names)."""
+    """What each game takes: a seat count in its range, its options with their allowed values, one of its
+    rules versions (``rulesVersion``, or none) and, with ``house_bots``, house bots on distinct seats of the
+    table playing one of its strategies (the fields are named by their JSON names)."""
     variants: list[Schema] = []
     for registered in GAMES:
         spec = registered.spec
         allowed = {o.name: {"type": "string", "enum": list(o.allowed)} for o in spec.options}
         option_schema = {"type": "object", "properties": allowed, "additionalProperties": False}
         for count in range(spec.min_seats, spec.max_seats + 1):
-            properties: Schema = {game: {"const": spec.name}, seats: {"const": count}, options: option_schema}
+            properties: Schema = {
+                game: {"const": spec.name},
+                seats: {"const": count},
+                options: option_schema,
+                "rulesVersion": {"enum": ["", *(g.spec.rules_version for g in REGISTRY.versions(spec.name))]},
+            }
             if house_bots:
                 bot = {
                     "properties": {
@@ -183,6 +191,7 @@ def request_bounds(clocks: ClockRange, sizes: SizeLimits | None = None) -> dict[
         "parlour.v1.CreateGameRequest.game": _GAMES,
         "parlour.v1.CreateGameRequest.seats": {"minimum": min(g.spec.min_seats for g in GAMES), "maximum": MAX_SEATS},
         "parlour.v1.CreateGameRequest.seed": {"pattern": _SEED},
+        "parlour.v1.CreateGameRequest.rules_version": _RULES_VERSIONS,
         "parlour.v1.HouseBot": {"required": ["strategy"]},
         "parlour.v1.HouseBot.seat": _SEAT,
         "parlour.v1.HouseBot.strategy": {"enum": sorted({s for g in games for s in house_bot_strategies(g)})},
@@ -226,6 +235,7 @@ def request_bounds(clocks: ClockRange, sizes: SizeLimits | None = None) -> dict[
             "minimum": min(g.spec.min_seats for g in GAMES),
             "maximum": MAX_SEATS,
         },
+        "parlour.v1.TournamentSettings.rules_version": _RULES_VERSIONS,
         "parlour.v1.TournamentSettings.format": {"not": {"enum": ["TOURNAMENT_FORMAT_UNSPECIFIED"]}},
         "parlour.v1.TournamentSettings.rounds": {"minimum": 1, "maximum": 100},
         "parlour.v1.TournamentSettings.max_parallel_games": {"minimum": 0, "maximum": 256},

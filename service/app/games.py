@@ -17,10 +17,10 @@ from typing import Literal
 
 import structlog
 
-from engines.contract import GameSpec
+from engines.contract import AnyGame
 from engines.envelope import unwrap_command, view_envelope, wrap_command
 from engines.errors import GameError
-from engines.registry import GAMES, get_game
+from engines.registry import REGISTRY, Registry
 from parlour.v1 import game_pb2, game_service_pb2
 from service import logs, metrics
 from service.app.access import authorize_seat, check_seat
@@ -64,13 +64,16 @@ class Games:
         now_ms: Callable[[], int] | None = None,
         commands_first: CommandsFirst | None = None,
         sizes: SizeLimits | None = None,
+        registry: Registry = REGISTRY,
     ) -> None:
-        """``observers`` are told of every game this process creates or changes (see GameObserver);
+        """``registry`` holds the rules versions this server plays (and which one new games get);
+        ``observers`` are told of every game this process creates or changes (see GameObserver);
         ``clock_range`` bounds the time per move of a game's time control, ``sizes`` the pages and player
         names. A command's events are stamped
         with ``now_ms`` (default: the system clock) and the think time ``think_times`` measures (default:
         since the previous event; the server gives its clock keeper). ``commands_first`` is told of every
         command being applied (the live fan-out gives way to them)."""
+        self.registry = registry
         self._clock_range = clock_range or ClockRange()
         self._sizes = sizes or SizeLimits()
         self._stamps = Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious())
@@ -105,9 +108,56 @@ class Games:
 
     # --- catalogue ------------------------------------------------------------------------------------
 
-    def game_types(self) -> list[GameSpec]:
-        """The specs of every registered game."""
-        return [game.spec for game in GAMES]
+    def game_types(self) -> list[game_service_pb2.GameType]:
+        """Every game this server plays: the spec of the version new games get, and every version it holds."""
+        types = []
+        for name in self.registry.names():
+            current = self.registry.current(name)
+            assert current is not None  # every registered name has a version
+            spec = current.spec
+            options = [
+                game_service_pb2.GameOption(
+                    name=o.name, description=o.description, default_value=o.default, allowed_values=o.allowed
+                )
+                for o in spec.options
+            ]
+            types.append(
+                game_service_pb2.GameType(
+                    name=spec.name,
+                    title=spec.title,
+                    rules_version=spec.rules_version,
+                    rules_versions=[game.spec.rules_version for game in self.registry.versions(name)],
+                    min_seats=spec.min_seats,
+                    max_seats=spec.max_seats,
+                    options=options,
+                    bot_strategies=house_bot_strategies(name),
+                )
+            )
+        return types
+
+    def engine(self, name: str, rules_version: str = "") -> AnyGame:
+        """The engine new games of ``name`` get, or the one of ``rules_version`` when given (empty: the
+        current one); game/unknown_type or game/rules_unavailable when this server has none."""
+        current = self.registry.current(name)
+        if current is None:
+            raise _unknown_game(name, self.registry)
+        if not rules_version:
+            return current
+        if rules_version.partition("/")[0] != name:
+            raise ServiceError(
+                "request/invalid",
+                f"rules_version {quoted(rules_version)} is not a rules version of {name}; {name}'s are like "
+                f"{current.spec.rules_version!r} (ListGameTypes lists them), or leave it empty for the current one",
+            )
+        game = self.registry.get(name, rules_version)
+        if game is None:
+            held = ", ".join(g.spec.rules_version for g in self.registry.versions(name))
+            raise ServiceError(
+                "game/rules_unavailable",
+                f"this server has no rules version {quoted(rules_version)} of {name}: it holds {held}; leave "
+                "rules_version empty for the current one",
+            )
+        return game
 
     # --- records --------------------------------------------------------------------------------------
 
@@ -118,7 +168,7 @@ class Games:
         meta = await self._store.meta(_check_id(game_id))
         if meta is None:
             raise _no_game(game_id)
-        record = GameRecord.parse(game_id, meta)
+        record = GameRecord.parse(game_id, meta, self.registry)
         self._records[game_id] = record
         return record
 
@@ -134,8 +184,8 @@ class Games:
         self, game: str, status: int, page_size: int, page_token: str
     ) -> tuple[list[game_service_pb2.GameSummary], str]:
         """Summaries newest first, filtered; and the next page token ("" at the end)."""
-        if game and get_game(game) is None:
-            raise _unknown_game(game)
+        if game and self.registry.current(game) is None:
+            raise _unknown_game(game, self.registry)
         if status and status not in _STATUS_NAMES:
             raise ServiceError("request/invalid", f"status {status} is not a GameStatus value")
         if page_token and not (page_token.isascii() and page_token.isdigit() and len(page_token) <= 18):
@@ -147,7 +197,7 @@ class Games:
             limit=size,
             cursor=page_token,
         )
-        summaries = [GameRecord.parse(meta.pop("game_id"), meta).summary() for meta in page.games]
+        summaries = [GameRecord.parse(meta.pop("game_id"), meta, self.registry).summary() for meta in page.games]
         return summaries, page.next_cursor
 
     # --- create and claim ---------------------------------------------------------------------------
@@ -164,8 +214,10 @@ class Games:
         holders: Holders | None = None,
         house_bots: Sequence[tuple[int, str]] = (),
         held: bool = False,
+        rules_version: str = "",
     ) -> game_service_pb2.GameSummary:
-        """Create a game, deal it from ``seed`` (random when None) and store its setup events. With
+        """Create a game under ``rules_version`` (empty: the current version of the game), deal it from
+        ``seed`` (random when None) and store its setup events. With
         ``keep_hidden`` its hidden information stays redacted per seat after the end; ``held`` keeps it so
         only until :meth:`release` (a tournament's duplicate deal, until all its tables are over); with
         ``time_control`` it has a clock (started by the clock observer once every seat is claimed).
@@ -174,9 +226,7 @@ class Games:
         the seats in the same write that creates the game, so no one else can ever claim them (the
         tournament scheduler's games). ``house_bots`` ((seat, strategy) pairs, checked by
         :func:`check_house_bots`) are seats the server plays."""
-        game = get_game(name)
-        if game is None:
-            raise _unknown_game(name)
+        game = self.engine(name, rules_version)
         if time_control is not None:
             self.check_clock(time_control)
         try:
@@ -201,7 +251,7 @@ class Games:
         setup = [e.SerializeToString() for e in events]
         stored = await self._store.create(game_id, meta, [NewEvent(data) for data in setup])
         log.info("game created", game_id=game_id, game=name, seats=seats)
-        record = self._records[game_id] = GameRecord.parse(game_id, stored)
+        record = self._records[game_id] = GameRecord.parse(game_id, stored, self.registry)
         self._states.created(game_id, game, setup, record.created_ms)  # the setup in hand is the whole log
         await self._notify_current(record)
         return record.summary()
@@ -241,7 +291,7 @@ class Games:
             if outcome.meta is None:
                 self._records.pop(game_id, None)
                 raise _no_game(game_id)
-            record = self._records[game_id] = GameRecord.parse(game_id, outcome.meta)
+            record = self._records[game_id] = GameRecord.parse(game_id, outcome.meta, self.registry)
             if outcome.claimed:
                 log.info("seat claimed", game_id=game_id, seat=candidate)
                 if record.full:
@@ -600,6 +650,6 @@ def _game_over() -> ServiceError:
     return ServiceError("game/over", "the game is over; its seats can no longer be claimed")
 
 
-def _unknown_game(name: str) -> ServiceError:
-    known = ", ".join(game.spec.name for game in GAMES)
+def _unknown_game(name: str, registry: Registry) -> ServiceError:
+    known = ", ".join(registry.names())
     return ServiceError("game/unknown_type", f"this server plays no game {quoted(name)}; it plays: {known}")

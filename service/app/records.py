@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from engines.contract import AnyGame, GameConfig, Result
-from engines.registry import get_game
+from engines.registry import REGISTRY, Registry
 from parlour.v1 import game_pb2, game_service_pb2
+from service.app.errors import ServiceError
 from service.app.time_control import TimeControl
 from service.app.tokens import hash_token, new_token
 
-__all__ = ["RELEASED", "GameRecord", "SeatClaim", "new_meta", "result_meta", "timestamp"]
+__all__ = ["RELEASED", "GameRecord", "SeatClaim", "new_meta", "result_meta", "rules_unavailable", "timestamp"]
 
 RUNNING = "running"
 FINISHED = "finished"
@@ -33,10 +34,14 @@ class SeatClaim:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """A game's metadata, parsed."""
+    """A game's metadata, parsed. ``game`` is the engine of the rules version the game began under; a
+    server that does not hold that version still reads the record (its summary), but :attr:`game` refuses
+    with ``game/rules_unavailable``: a game is never decided, folded or viewed by other rules."""
 
     game_id: str
-    game: AnyGame
+    name: str
+    rules_version: str
+    engine: AnyGame | None
     config: GameConfig
     status: str
     version: int
@@ -50,6 +55,13 @@ class GameRecord:
     #: Seats the server plays itself, by seat: the built-in strategy's name.
     house_bots: dict[int, str] = field(default_factory=dict)
     policy: str = "true"
+
+    @property
+    def game(self) -> AnyGame:
+        """The engine of the game's own rules version; game/rules_unavailable if this server lacks it."""
+        if self.engine is None:
+            raise rules_unavailable(self.rules_version, f"game {self.game_id}")
+        return self.engine
 
     @property
     def finished(self) -> bool:
@@ -72,11 +84,10 @@ class GameRecord:
         return self.finished and self.reveal_after_end
 
     @classmethod
-    def parse(cls, game_id: str, meta: dict[str, str]) -> GameRecord:
-        """The record stored by :func:`new_meta` and later updates."""
-        game = get_game(meta["game"])
-        if game is None:
-            raise LookupError(f"game {game_id} was made by {meta['game']!r}, which this server does not play")
+    def parse(cls, game_id: str, meta: dict[str, str], registry: Registry = REGISTRY) -> GameRecord:
+        """The record stored by :func:`new_meta` and later updates; its engine is ``registry``'s for the
+        game's own rules version (None when ``registry`` lacks it)."""
+        name, rules_version = meta["game"], meta["rules_version"]
         options = json.loads(meta.get("options", "{}"))
         config = GameConfig(seats=int(meta["seats"]), options=tuple(sorted(options.items())))
         claims = {
@@ -87,7 +98,9 @@ class GameRecord:
         house_bots = {int(name.split(":")[1]): value for name, value in meta.items() if name.startswith("house:")}
         return cls(
             game_id=game_id,
-            game=game,
+            name=name,
+            rules_version=rules_version,
+            engine=registry.get(name, rules_version),
             config=config,
             status=meta.get("status", RUNNING),
             version=int(meta.get("version", 0)),
@@ -106,8 +119,8 @@ class GameRecord:
         """The public summary of the game (no tokens)."""
         summary = game_service_pb2.GameSummary(
             game_id=self.game_id,
-            game=self.game.spec.name,
-            rules_version=self.game.spec.rules_version,
+            game=self.name,
+            rules_version=self.rules_version,
             status=STATUS[self.status],
             version=self.version,
             options=dict(self.config.options),
@@ -174,6 +187,17 @@ def new_meta(
             SeatClaim(name=f"{strategy} bot", token_hash=hash_token(new_token())).__dict__
         )
     return meta
+
+
+def rules_unavailable(rules_version: str, what: str) -> ServiceError:
+    """game/rules_unavailable: ``what`` (a game, an export) was made under ``rules_version``, which this
+    server does not hold."""
+    return ServiceError(
+        "game/rules_unavailable",
+        f"{what} is played under the rules {rules_version}, which this server does not have: it never plays a "
+        "game by other rules; use a server of a release that has them (in a rolling upgrade, retry: an "
+        "upgraded server serves it)",
+    )
 
 
 def result_meta(result: Result) -> dict[str, str]:

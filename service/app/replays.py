@@ -10,7 +10,7 @@ import structlog
 from engines.contract import AnyGame, GameConfig, Result, SeatResult, fold
 from engines.envelope import view_envelope
 from engines.errors import GameError
-from engines.registry import get_game
+from engines.registry import REGISTRY, Registry
 from engines.verify import verify_log
 from parlour.v1 import game_pb2, replay_service_pb2
 from service.app.commands import command_digest
@@ -26,61 +26,72 @@ log = structlog.get_logger("parlour.replays")
 _MAX_EVENTS = 100_000
 
 
-def _verdict(ok: bool, version: int, message: str) -> replay_service_pb2.VerifyGameResponse:
-    return replay_service_pb2.VerifyGameResponse(verified=ok, first_bad_version=version, message=message)
+def _verdict(ok: bool, version: int, message: str, rules: str = "") -> replay_service_pb2.VerifyGameResponse:
+    return replay_service_pb2.VerifyGameResponse(
+        verified=ok, first_bad_version=version, message=message, rules_version=rules
+    )
 
 
-def verify_export(export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
-    """Re-run ``export`` through the installed rules and compare everything (see replay_service.proto):
-    the hash chain, the seed against its commitment, every event, the result. Pure: no store, no server.
-    Raises ServiceError ``request/invalid`` for a file that is not a Parlour export."""
-    game, problem = _game_of(export)
+def verify_export(
+    export: replay_service_pb2.GameExport, registry: Registry = REGISTRY
+) -> replay_service_pb2.VerifyGameResponse:
+    """Re-run ``export`` through the rules version it was played under (``registry`` must hold it) and
+    compare everything (see replay_service.proto): the hash chain, the seed against its commitment, every
+    event, the result. Pure: no store, no server. Raises ServiceError ``request/invalid`` for a file that is
+    not a Parlour export."""
+    game, problem = _game_of(export, registry)
     if problem is not None:
         return problem
     assert game is not None
+    rules = game.spec.rules_version
     broken = chain_problem(export)
     if broken:
-        return _verdict(False, *broken)
+        return _verdict(False, *broken, rules)
     try:
         config = game.spec.config(export.seats, dict(export.options))
     except GameError as error:
-        return _verdict(False, 0, f"the export's seats or options are not valid: {error}")
+        return _verdict(False, 0, f"the export's seats or options are not valid under {rules}: {error}", rules)
     verdict = verify_log(game, config, export.seed, logged_events(game, export), salt=export.seed_salt)
     if not verdict.ok:
-        return _verdict(False, verdict.first_bad_version, verdict.message)
+        return _verdict(False, verdict.first_bad_version, f"under the rules {rules}: {verdict.message}", rules)
     result = game.result(verdict.state)
     assert result is not None
     recomputed = [(s.seat, s.score, s.rank) for s in result.standings]
     recorded = [(r.seat, r.score, r.rank) for r in export.results]
     if recomputed != recorded:
         last = export.entries[-1].event.version
-        return _verdict(False, last, f"the recorded result {recorded} differs from the rules' {recomputed}")
-    return _verdict(True, 0, verdict.message + "; the seed matches its commitment and the result matches")
+        message = f"the recorded result {recorded} differs from the rules {rules}' {recomputed}"
+        return _verdict(False, last, message, rules)
+    message = f"re-run under the rules {rules}: {verdict.message}; the seed matches its commitment and the result too"
+    return _verdict(True, 0, message, rules)
 
 
 def _game_of(
-    export: replay_service_pb2.GameExport,
+    export: replay_service_pb2.GameExport, registry: Registry
 ) -> tuple[AnyGame | None, replay_service_pb2.VerifyGameResponse | None]:
+    """The engine of the export's own rules version, or the verdict that says why there is none here."""
     if export.format != EXPORT_FORMAT:
         raise ServiceError("request/invalid", f"this is not a Parlour export (format {quoted(export.format)})")
-    game = get_game(export.game)
-    if game is None:
+    held = registry.versions(export.game)
+    if not held:
         return None, _verdict(False, 0, f"not verifiable here: the rules here have no game {quoted(export.game)}")
-    if export.rules_version != game.spec.rules_version:
+    game = registry.get(export.game, export.rules_version)
+    if game is None:
         message = (
-            f"not verifiable here: made by other rules (the game was played under {export.rules_version}, "
-            f"the rules here are {game.spec.rules_version})"
+            f"not verifiable here: the game was played under the rules {quoted(export.rules_version)}, which "
+            f"are not installed here (these hold {', '.join(g.spec.rules_version for g in held)}); verify it with "
+            "a release that has them"
         )
         return None, _verdict(False, 0, message)
     if not export.entries:
-        return None, _verdict(False, 0, "the export has no events")
+        return None, _verdict(False, 0, "the export has no events", game.spec.rules_version)
     return game, None
 
 
 def verify_locally(export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
-    """The ``parlour.verifiers`` entry point: :func:`verify_export` in this process, offline, with a file
-    that is not a Parlour export reported as not verified (the ``parlour replay verify`` command of the
-    SDK finds it when the server package is installed)."""
+    """The ``parlour.verifiers`` entry point: :func:`verify_export` in this process, offline, with every
+    rules version installed, and a file that is not a Parlour export reported as not verified (the
+    ``parlour replay verify`` command of the SDK finds it when the server package is installed)."""
     try:
         return verify_export(export)
     except ServiceError as error:
@@ -91,6 +102,7 @@ class Replays:
     """Export, verify and import finished games."""
 
     def __init__(self, store: EventStore, games: Games) -> None:
+        """Exports read ``store``; verification uses the rules versions of ``games``' registry."""
         self._store = store
         self._games = games
 
@@ -115,8 +127,9 @@ class Replays:
         return build_export(record, stored)
 
     def verify(self, export: replay_service_pb2.GameExport) -> replay_service_pb2.VerifyGameResponse:
-        """Re-run ``export`` through this server's rules and compare everything (see replay_service.proto)."""
-        return verify_export(export)
+        """Re-run ``export`` through the rules version it was played under and compare everything (see
+        replay_service.proto)."""
+        return verify_export(export, self._games.registry)
 
     def view(self, export: replay_service_pb2.GameExport, at_version: int, seat: int | None) -> game_pb2.GameView:
         """The view of a verified export just after event ``at_version`` (0: the last), everything shown (an
@@ -125,8 +138,8 @@ class Replays:
         verdict = self.verify(export)
         if not verdict.verified:
             raise ServiceError("replay/not_verified", f"the export does not verify: {verdict.message}")
-        game = get_game(export.game)
-        assert game is not None
+        game = self._games.registry.get(export.game, export.rules_version)
+        assert game is not None  # it verified
         last = len(export.entries)
         version = at_version or last
         if version < 1:
@@ -148,8 +161,8 @@ class Replays:
         verdict = self.verify(export)
         if not verdict.verified:
             raise ServiceError("replay/not_verified", f"the export does not verify: {verdict.message}")
-        game = get_game(export.game)
-        assert game is not None
+        game = self._games.registry.get(export.game, export.rules_version)
+        assert game is not None  # it verified
         config = game.spec.config(export.seats, dict(export.options))
         free = export.game_id.isalnum() and await self._store.meta(export.game_id) is None
         game_id = export.game_id if free else secrets.token_hex(8)

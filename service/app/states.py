@@ -63,9 +63,10 @@ class StateCache:
         self._reported: OrderedDict[str, None] = OrderedDict()
 
     def _codec(self, game: AnyGame) -> StateCodec:
-        codec = self._codecs.get(game.spec.name)
+        """The codec of ``game``'s states (one per rules version: a decoded state gets that version's rules)."""
+        codec = self._codecs.get(game.spec.rules_version)
         if codec is None:
-            codec = self._codecs[game.spec.name] = StateCodec(game.state_type)
+            codec = self._codecs[game.spec.rules_version] = StateCodec.of_game(game)
         return codec
 
     async def get(self, game_id: str, game: AnyGame, at_least: int = 0) -> LoadedGame:

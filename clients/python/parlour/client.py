@@ -120,10 +120,16 @@ class GameClient:
         *,
         keep_hidden_after_end: bool = False,
         time_control: clock_pb2.TimeControl | None = None,
+        rules_version: str = "",
     ) -> game_service_pb2.GameSummary:
-        """Create a game; returns its summary (``.game_id``). See CreateGameRequest for the arguments."""
+        """Create a game (under ``rules_version``, one of ``GameType.rules_versions``; empty: the server's
+        current one); returns its summary (``.game_id``). See CreateGameRequest for the arguments."""
         request = game_service_pb2.CreateGameRequest(
-            game=game, seats=seats, options=options or {}, keep_hidden_after_end=keep_hidden_after_end
+            game=game,
+            seats=seats,
+            options=options or {},
+            keep_hidden_after_end=keep_hidden_after_end,
+            rules_version=rules_version,
         )
         if seed is not None:
             request.seed = seed

@@ -137,6 +137,7 @@ class Runner:
             time_control=control,
             holders=holders,  # the seats are the tournament's from the moment the game exists
             held=settings.duplicate_seeds,
+            rules_version=settings.rules_version,  # empty in tournaments made before versions were stated
         )
         scheduled = pb.TableScheduled(
             round=state.round, table=planned.index, game_id=summary.game_id, seats=list(planned.seats)

@@ -17,13 +17,13 @@ from collections.abc import AsyncIterator, Callable
 
 import structlog
 
+from engines.contract import AnyGame
 from engines.errors import GameError
-from engines.registry import get_game
 from parlour.v1 import tournament_service_pb2 as pb
 from service import metrics
 from service.app.bots import Bots
 from service.app.clocks import Clocks
-from service.app.errors import ServiceError, from_game_error, loggable, quoted
+from service.app.errors import ServiceError, from_game_error, loggable
 from service.app.games import Games
 from service.app.time_control import TimeControl
 from service.app.tournaments.limits import FieldLimits
@@ -122,8 +122,11 @@ class Tournaments:
     # --- changing ---------------------------------------------------------------------------------
 
     async def create(self, settings: pb.TournamentSettings) -> pb.Tournament:
-        """Create a tournament open for registration (settings validated first)."""
-        _validate(settings)
+        """Create a tournament open for registration (settings validated first), its games all under one
+        rules version: the one the settings name, or the current one (then stated in its settings)."""
+        game = self._games.engine(settings.game, settings.rules_version)
+        settings = _with_rules(settings, game.spec.rules_version)
+        _validate(settings, game)
         if settings.HasField("time_control"):
             try:
                 self._games.check_clock(TimeControl.from_proto(settings.time_control))
@@ -277,12 +280,17 @@ class Tournaments:
                 log.error("tournament scheduler failed", tournament_id=tournament_id, error=loggable(work.exception()))  # type: ignore[arg-type]
 
 
-def _validate(settings: pb.TournamentSettings) -> None:
+def _with_rules(settings: pb.TournamentSettings, rules_version: str) -> pb.TournamentSettings:
+    """A copy of ``settings`` that names ``rules_version``."""
+    copy = pb.TournamentSettings()
+    copy.CopyFrom(settings)
+    copy.rules_version = rules_version
+    return copy
+
+
+def _validate(settings: pb.TournamentSettings, game: AnyGame) -> None:
     if not 1 <= len(settings.name.strip()) <= 64:
         raise ServiceError("tournament/bad_config", "name must be 1 to 64 characters")
-    game = get_game(settings.game)
-    if game is None:
-        raise ServiceError("game/unknown_type", f"this server plays no game {quoted(settings.game)}")
     try:
         game.spec.config(settings.table_size, dict(settings.options))
     except GameError as error:

@@ -142,6 +142,8 @@ async def _verify(args: argparse.Namespace) -> int:
         if remote is None:
             return 1
         reply, by = remote, f"by the server at {args.server}"
+    if reply.rules_version:
+        by += f", rules {reply.rules_version}"
     if reply.verified:
         print(f"verified ({by}): {reply.message}")
         return 0
