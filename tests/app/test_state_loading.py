@@ -61,7 +61,7 @@ async def test_a_fresh_cache_loads_from_the_snapshot_and_reads_only_later_events
     state_at = None
     for event in await store.read(game_id, 1, snapshot_at):
         state_at = game.evolve(state_at, game.event_type.FromString(event.data))
-    codec = StateCodec(game.state_type)
+    codec = StateCodec.of_game(game)
     await store.save_snapshot(game_id, snapshot_at, snapshot_tag(game, codec), codec.encode(state_at))
     store.events_read = 0
     fresh = await StateCache(store).get(game_id, game)
@@ -124,7 +124,7 @@ async def test_a_game_whose_snapshot_cannot_be_read_loads_from_its_log(
     loading: the log is folded from the start, and the process says so once per game, not on every load."""
     game = _oldmen()
     game_id, final = await _stored_match(store)
-    codec = StateCodec(game.state_type)
+    codec = StateCodec.of_game(game)
     await store.save_snapshot(game_id, 200, tag_of(game, codec), blob)  # type: ignore[operator]
     store.events_read = 0
     states, reports = await _load_counting_logs(store, game_id, times=3)
@@ -138,10 +138,10 @@ def test_a_snapshot_names_fields_not_classes() -> None:
     snapshot stays readable (the pickle of older servers named the class path)."""
     game = _oldmen()
     state = play(game, game.spec.config(4), b"shape" * 4).state
-    blob = StateCodec(game.state_type).encode(state)
+    blob = StateCodec.of_game(game).encode(state)
     assert b"engines" not in blob and b"State" not in blob and b"SeatState" not in blob
     renamed = type("Renamed", (game.state_type,), {})
-    assert StateCodec(renamed).fingerprint == StateCodec(game.state_type).fingerprint
+    assert StateCodec(renamed, given={"rules": game.rules}).fingerprint == StateCodec.of_game(game).fingerprint
 
 
 async def test_advancing_past_a_multiple_writes_a_snapshot(store: CountingStore) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,6 @@ from engines.errors import GameError, GameOverError, NotYourTurnError
 from engines.playout import Playout, play
 from engines.registry import GAMES, REGISTRY, game_part, hidden_variants
 from engines.verify import LoggedEvent, seed_commitment, verify_log
-
 from tests.versions import GOLDEN, golden_name, next_version
 
 
@@ -35,7 +33,7 @@ class Case:
 
 def _cases() -> list[Case]:
     cases = []
-    for game in GAMES:
+    for game in REGISTRY.all():
         option_values = [[(o.name, v) for v in o.allowed] for o in game.spec.options]
         for seats in range(game.spec.min_seats, game.spec.max_seats + 1):
             for combo in itertools.product(*option_values) if option_values else [()]:

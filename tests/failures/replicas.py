@@ -1,4 +1,4 @@
-"""Helpers for tests with real ``parlour serve`` processes on one Redis Cluster."""
+"""Helpers for tests with real ``parlour serve`` processes on one Redis (or one Redis Cluster)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -26,15 +26,18 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def serve(
-    cluster: RedisTarget, prefix: str, data_dir: Path, *, replica_acks: int = 1
+    target: RedisTarget, prefix: str, data_dir: Path, *, replica_acks: int = 1, flags: Sequence[str] = ()
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
-    """A `parlour serve` process on the cluster and a free port: (process, its ``host:port``). Killed on
-    exit if it still runs."""
+    """A `parlour serve` process on the target (a cluster: with ``replica_acks``) and a free port, with
+    ``flags`` added: (process, its ``host:port``). Killed on exit if it still runs."""
     port = free_port()
     command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
     command += ["--http-port", "0", "--data-dir", str(data_dir), "--key-prefix", prefix]
-    command += ["--redis-cluster", cluster.cluster_seeds, "--replica-acks", str(replica_acks)]
-    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning"]
+    if target.cluster_seeds:
+        command += ["--redis-cluster", target.cluster_seeds, "--replica-acks", str(replica_acks)]
+    else:
+        command += ["--redis", target.url]
+    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning", *flags]
     data_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - a local directory, once
     with (data_dir / "server.log").open("wb") as log:  # the server's log lines, for a failed test's reader
         process = await asyncio.create_subprocess_exec(

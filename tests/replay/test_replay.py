@@ -135,13 +135,15 @@ async def test_a_tampered_export_is_not_imported(other_server: App, exported: Ex
     assert refused.value.reason == "replay/not_verified" and "commitment" in refused.value.message
 
 
-async def test_older_rules_are_reported_as_not_verifiable(app: App, exported: Export) -> None:
-    """An export made with rules this server does not have is reported clearly, not as a forgery."""
-    older = _copy(exported)
-    older.rules_version = "oldmen/0"
-    verdict = app.replays.verify(older)
-    assert not verdict.verified and "not verifiable here" in verdict.message and "oldmen/0" in verdict.message
-    assert "made by other rules" in verdict.message
+async def test_rules_the_server_does_not_hold_are_reported_as_not_verifiable_here(app: App, exported: Export) -> None:
+    """An export made with rules this server does not have is reported clearly, not as a forgery: it names
+    the export's version and those the server holds."""
+    other = _copy(exported)
+    other.rules_version = "oldmen/7"
+    verdict = app.replays.verify(other)
+    assert not verdict.verified and "not verifiable here" in verdict.message and "'oldmen/7'" in verdict.message
+    assert "these hold oldmen/1" in verdict.message
+    assert verdict.rules_version == "" and verdict.first_bad_version == 0
 
 
 async def test_state_at_any_version(app: App, target: str) -> None:
