@@ -343,27 +343,42 @@ class Reader:
 
     async def tournament(
         self, transport: str
-    ) -> tuple[list[tournament_pb.TournamentEvent], list[tournament_pb.Standing]]:
-        """The tournament's log so far (WatchTournament, read until the version GetStandings' moment has)
-        and its standings."""
+    ) -> tuple[list[tournament_pb.TournamentEvent], list[tournament_pb.Standing], list[tournament_pb.Standing]]:
+        """The tournament's log so far and the standings after its last event (WatchTournament, or its SSE
+        stream, read until nothing more comes for half a second), and the standings GetStandings gives."""
+        replies: list[tournament_pb.WatchTournamentResponse] = []
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.5) as idle:  # a running tournament's stream stays open
+                async for reply in self._tournament_stream(transport):
+                    replies.append(reply)
+                    idle.reschedule(asyncio.get_running_loop().time() + 0.5)
         request = tournament_pb.GetStandingsRequest(tournament_id=self._tournament_id)
         if transport == "grpc":
             standings = await self._tournaments.GetStandings(request)
         else:
             body = await self._get(f"/v1/tournaments/{self._tournament_id}/standings", None)
             standings = json_format.ParseDict(body, tournament_pb.GetStandingsResponse(), ignore_unknown_fields=True)
-        events: list[tournament_pb.TournamentEvent] = []
-        watch = tournament_pb.WatchTournamentRequest(tournament_id=self._tournament_id)
-        stream = self._tournaments.WatchTournament(watch)
-        try:
-            async with asyncio.timeout(0.5):  # a running tournament's stream stays open: read what it has
+        last = list(replies[-1].standings) if replies else []
+        return [r.event for r in replies], last, list(standings.standings)
+
+    async def _tournament_stream(self, transport: str) -> AsyncIterator[tournament_pb.WatchTournamentResponse]:
+        if transport == "grpc":
+            request = tournament_pb.WatchTournamentRequest(tournament_id=self._tournament_id)
+            stream = self._tournaments.WatchTournament(request)
+            try:
                 async for reply in stream:
-                    events.append(reply.event)
-        except TimeoutError:
-            pass
-        finally:
-            stream.cancel()
-        return events, list(standings.standings)
+                    yield reply
+            finally:
+                stream.cancel()
+            return
+        url = f"{self._http}/v1/tournaments/{self._tournament_id}:watch"
+        async with self._session.get(url) as response:
+            assert response.status == 200, await response.text()
+            async for message in sse_messages(response):
+                if message.event == "end":
+                    return
+                reply = tournament_pb.WatchTournamentResponse()
+                yield json_format.ParseDict(json.loads(message.data), reply, ignore_unknown_fields=True)
 
     async def _get(self, path: str, token: str | None, query: dict[str, str] | None = None) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}

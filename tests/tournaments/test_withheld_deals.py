@@ -79,6 +79,9 @@ async def _read_every_channel(deal: PausedDeal, reader: Reader) -> tuple[list[Me
                 received += _payloads(outcome)
                 wrong += _refused(outcome, reason, f"{name} ({where})")
         for version in range(1, last + 2):  # every version, and one beyond (not even the length is told)
+            outcome = await attempt(reader.channels.view(transport, held, 0, outsider, at_version=version))
+            received += _payloads(outcome)
+            wrong += _refused(outcome, "auth/bad_token", f"GetView of seat 0 at {version} ({transport})")
             outcome = await attempt(reader.channels.view(transport, held, None, None, at_version=version))
             received += _payloads(outcome)
             wrong += _refused(outcome, "game/hidden", f"GetView at {version} ({transport})")
@@ -92,8 +95,8 @@ async def _read_every_channel(deal: PausedDeal, reader: Reader) -> tuple[list[Me
             shown = (summary.withheld, summary.status, summary.version, len(summary.results))
             if shown != (True, game_pb2.GAME_STATUS_FINISHED, 0, 0):
                 wrong.append(f"the summary ({transport}) shows (withheld, status, version, results) {shown}")
-        events, standings = await reader.tournament(transport)
-        received += [*events, *standings]
+        events, standings, now = await reader.tournament(transport)
+        received += [*events, *standings, *now]
         recorded = {e.table_finished.game_id for e in events if e.HasField("table_finished")}
         if recorded & {held, running}:
             wrong.append("the tournament recorded a table of a deal being played")
@@ -146,7 +149,7 @@ async def test_while_a_deal_is_played_its_held_table_tells_no_one_without_a_seat
 
             await deal.go_on()
 
-            events, standings = await reader.tournament("grpc")
+            events, standings, _ = await reader.tournament("grpc")
             recorded = {e.table_finished.game_id: e.table_finished for e in events if e.HasField("table_finished")}
             results = [(r.seat, r.score, r.rank, r.player_name) for r in recorded[deal.held].results]
             state = fold(game, held_raw)
@@ -185,16 +188,16 @@ async def test_a_held_table_s_result_is_shown_nowhere_until_its_deal_is_over(adm
                 seat, bot = next(iter(deal.seated(deal.held).items()))
                 view = await reader.channels.view(transport, deal.held, seat, bot.seats[deal.held][1])
                 assert view.status == game_pb2.GAME_STATUS_FINISHED and not view.results
-                events, standings = await reader.tournament(transport)
+                events, standings, now = await reader.tournament(transport)
                 assert not any(e.HasField("table_finished") for e in events)
-                assert all(row.games == 0 for row in standings)
+                assert all(row.games == 0 for row in (*standings, *now))
             for bot in deal.bots.values():
                 ended = bot.ended(deal.held)
                 assert ended is not None and ended.results_withheld and not ended.results, f"{bot.name}: {ended}"
 
             await deal.go_on()
 
-            events, _ = await reader.tournament("grpc")
+            events, _, _ = await reader.tournament("grpc")
             recorded = {
                 e.table_finished.game_id: e.table_finished.results for e in events if e.HasField("table_finished")
             }
