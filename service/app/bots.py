@@ -249,7 +249,7 @@ class Bots:
 
     async def _play_seat(self, session: _Session, record: AssignmentRecord) -> None:
         """Send a Turn each time the seat must act (none once the seat is dropped for its timeouts: the
-        server plays it), and GameEnded at the end.
+        server plays it), and GameEnded at the end (see :meth:`_ended`).
 
         A seat the bot can no longer act for (the admin revoked its token, or its game is gone) ends this
         seat's play only, without a GameEnded: the session and the bot's other seats go on (the seat's
@@ -278,8 +278,16 @@ class Bots:
         finally:
             with contextlib.suppress(Exception):
                 await events.aclose()  # type: ignore[attr-defined]
-        ended = pb.GameEnded(game_id=game_id, seat=seat, results=view.results)
-        await session.outbox.put(pb.ConnectResponse(game_ended=ended))
+        await session.outbox.put(pb.ConnectResponse(game_ended=await self._ended(game_id, seat)))
+
+    async def _ended(self, game_id: str, seat: int) -> pb.GameEnded:
+        """The GameEnded of a seat: the results, unless they are withheld (a table of a duplicate deal whose
+        other tables are still to be played: the tournament records them, and GetGame shows them, with the
+        deal's)."""
+        record = await self._games.record(game_id)
+        withheld = record.withheld
+        results = [] if withheld else record.seat_results()
+        return pb.GameEnded(game_id=game_id, seat=seat, results=results, results_withheld=withheld)
 
     async def _turn(self, game_id: str, seat: int, view: game_pb2.GameView) -> pb.Turn:
         turn = pb.Turn(game_id=game_id, seat=seat, view=view)

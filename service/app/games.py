@@ -377,6 +377,19 @@ class Games:
         self._records.pop(game_id, None)
         log.info("seat token revoked", game_id=game_id, seat=seat)
 
+    async def _readable(self, game_id: str, seat: int | None, token: str | None) -> GameRecord:
+        """The record, once the reader may read the game as ``seat`` (None: a spectator) with ``token``: the
+        token is checked as :func:`authorize_seat` says, and a :attr:`~GameRecord.withheld` game (a
+        duplicate deal's table that is over while another table of its deal is played) is read only by its
+        own seats, each with its token (game/hidden for anyone else). The record is read afresh for a held
+        game (whether it is over, or released, changes under a cached one)."""
+        record = await self._authorized(game_id, seat, token, acting=False)
+        if record.held:
+            record = await self._record(game_id, fresh=True)
+        if record.withheld and seat is None:
+            raise _withheld()
+        return record
+
     async def _authorized(self, game_id: str, seat: int | None, token: str | None, *, acting: bool) -> GameRecord:
         """The record, after checking the token (re-reading the record once if the token is unknown here,
         as the seat may have been claimed through another server)."""
@@ -397,8 +410,9 @@ class Games:
         was just after event ``at_version`` (then without legal commands). Views exist at command boundaries
         only: a version inside the events of one command (or of the setup) gives the view after all of them,
         and ``version`` of the view says which. Everything is shown only when the game is over and its policy
-        reveals it (the after-the-end rule)."""
-        record = await self._authorized(game_id, seat, token, acting=False)
+        reveals it (the after-the-end rule). A withheld game (see :meth:`_readable`) is shown to its own
+        seats only, as they saw it while it ran, without its results."""
+        record = await self._readable(game_id, seat, token)
         version = await self._store.version(game_id)
         if at_version is not None and at_version < 1:
             raise ServiceError("request/invalid", f"at_version must be 1 or more, not {at_version}")
@@ -421,7 +435,9 @@ class Games:
             del view.legal_commands[:]
         if view.status == game_pb2.GAME_STATUS_FINISHED:
             del view.results[:]
-            view.results.extend((await self._record(game_id, fresh=True)).seat_results())
+            record = await self._record(game_id, fresh=True)
+            if not record.withheld:  # the outcome of a deal's table is its tournament's, with the deal's
+                view.results.extend(record.seat_results())
         return view
 
     async def _boundary(self, game_id: str, at_version: int, version: int) -> int:
@@ -537,10 +553,11 @@ class Games:
     async def list_events(
         self, game_id: str, from_version: int, page_size: int, seat: int | None, token: str | None
     ) -> game_service_pb2.ListEventsResponse:
-        """A page of events from ``from_version``, redacted for the reader."""
+        """A page of events from ``from_version``, redacted for the reader (a withheld game's for its own
+        seats only: see :meth:`_readable`)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        await self._authorized(game_id, seat, token, acting=False)
+        await self._readable(game_id, seat, token)
         size = self._sizes.events_page(page_size)
         record = await self._record(game_id, fresh=True)
         stored = await self._store.read(game_id, max(from_version, 1), size)
@@ -561,10 +578,11 @@ class Games:
         self, game_id: str, from_version: int, seat: int | None, token: str | None
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """:meth:`watch` as WatchGame replies, each built once per audience (see service.app.fanout) and
-        shared by every watcher of that audience: do not change them."""
+        shared by every watcher of that audience: do not change them. A withheld game is watched by its own
+        seats only (see :meth:`_readable`)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        await self._authorized(game_id, seat, token, acting=False)
+        await self._readable(game_id, seat, token)
         async for reply in self.watch_checked(game_id, from_version, seat):
             yield reply
 
@@ -572,7 +590,7 @@ class Games:
         self, game_id: str, from_version: int, seat: int | None
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """As :meth:`watch_replies`, for a reader whose right to watch as ``seat`` the caller has checked (a
-        stream ticket)."""
+        stream ticket, which only a seat's token gets; the server's own tournament scheduler)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         record = await self._record(game_id, fresh=True)
@@ -644,6 +662,14 @@ def _check_id(game_id: str) -> str:
 
 def _no_game(game_id: str) -> ServiceError:
     return ServiceError("game/not_found", f"there is no game {game_id!r}; ListGames shows the games")
+
+
+def _withheld() -> ServiceError:
+    return ServiceError(
+        "game/hidden",
+        "this game is a table of a tournament deal whose other tables are still being played; until every table "
+        "of the deal is over only its own seats can read it, each with its seat token",
+    )
 
 
 def _game_over() -> ServiceError:

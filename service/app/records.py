@@ -83,6 +83,13 @@ class GameRecord:
         """Whether everything about the game may be shown: it is over and its policy reveals it."""
         return self.finished and self.reveal_after_end
 
+    @property
+    def withheld(self) -> bool:
+        """Whether the game is a held table that is over but not yet released: a table of a tournament's
+        duplicate deal while another table of the deal is still being played. Only its own seats (with
+        their tokens) read it then, and nobody sees its result (see ``Games``)."""
+        return self.finished and self.held
+
     @classmethod
     def parse(cls, game_id: str, meta: dict[str, str], registry: Registry = REGISTRY) -> GameRecord:
         """The record stored by :func:`new_meta` and later updates; its engine is ``registry``'s for the
@@ -116,13 +123,16 @@ class GameRecord:
         )
 
     def summary(self) -> game_service_pb2.GameSummary:
-        """The public summary of the game (no tokens)."""
+        """The public summary of the game (no tokens). A :attr:`withheld` game's says so and shows neither
+        its length (version 0) nor its results: both tell something of the deal its other tables play."""
+        withheld = self.withheld
         summary = game_service_pb2.GameSummary(
             game_id=self.game_id,
             game=self.name,
             rules_version=self.rules_version,
             status=STATUS[self.status],
-            version=self.version,
+            version=0 if withheld else self.version,
+            withheld=withheld,
             options=dict(self.config.options),
             created_at=timestamp(self.created_ms),
             updated_at=timestamp(self.updated_ms),
@@ -136,7 +146,8 @@ class GameRecord:
                 player_name=claim.name if claim else "",
                 house_bot=self.house_bots.get(seat, ""),
             )
-        summary.results.extend(self.seat_results())
+        if not withheld:
+            summary.results.extend(self.seat_results())
         if self.time_control is not None:
             summary.time_control.CopyFrom(self.time_control.to_proto())
         return summary

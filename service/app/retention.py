@@ -119,12 +119,13 @@ class Retention:
 
     async def _older(self, status: game_pb2.GameStatus.ValueType, cutoff_ms: int) -> list[str]:
         """The ids of the games with ``status`` last changed before ``cutoff_ms`` (all pages read first,
-        so acting on them does not shift the pages)."""
+        so acting on them does not shift the pages), but for withheld tables: a duplicate deal's table
+        waits for its deal (its tournament releases it, then it expires like any game, with its export)."""
         found: list[str] = []
         token = ""
         while True:
             page, token = await self._games.list_games("", status, 500, token)
-            found += [g.game_id for g in page if g.updated_at.ToMilliseconds() < cutoff_ms]
+            found += [g.game_id for g in page if g.updated_at.ToMilliseconds() < cutoff_ms and not g.withheld]
             if not token:
                 return found
 

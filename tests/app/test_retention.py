@@ -18,7 +18,7 @@ from parlour.v1 import game_pb2
 from parlour.v1 import game_service_pb2 as pb
 from service.app.retention import Retention, RetentionSettings
 from service.bootstrap import App
-from tests.e2e.helpers import auth, finish, seated_game, stub
+from tests.e2e.helpers import SeatedGame, auth, finish, seated_game, stub
 
 HOUR_MS = 3_600_000
 
@@ -108,3 +108,21 @@ async def _keys_of(app: App, game_id: str) -> list[bytes]:
     """Every Redis key of the game (they share its hash tag)."""
     pattern = f"{app.settings.key_prefix}:{{g:{game_id}}}:*"
     return [key async for key in app.redis.client.scan_iter(match=pattern)]
+
+
+async def test_a_withheld_table_waits_for_its_deal_then_expires_with_its_export(app: App, tmp_path: Path) -> None:
+    """A duplicate deal's table that is over is not deleted while its deal is played, however long that
+    takes (its tournament could not record it, and it has no export yet); once released it expires like
+    any finished game, exported first."""
+    target = f"127.0.0.1:{app.grpc_port}"
+    exports = tmp_path / "exports"
+    created = await app.games.create_game("oldmen", 3, {}, b"withheld-table".ljust(16, b"."), held=True)
+    tokens = [(await app.games.claim_seat(created.game_id, seat, f"p{seat}"))[1] for seat in range(3)]
+    async with GameClient(target) as client:
+        await finish(client, SeatedGame(created.game_id, tokens))
+        assert (await client.game(created.game_id)).withheld
+        assert (await _retention(app, 4, exports).run_once()).expired == []
+        assert (await client.game(created.game_id)).withheld
+        await app.games.release(created.game_id)
+        assert (await _retention(app, 4, exports).run_once()).expired == [created.game_id]
+    assert json.loads((exports / f"{created.game_id}.parlour.json").read_text())["seed"]

@@ -4,12 +4,16 @@ transports and every registered game.
 With the default policy a finished game is public: ListEvents, WatchGame and the export carry every event
 whole (the seed and its salt included), and GetView (latest and at any version, for spectators and any
 seat) and ViewReplay show every hidden part. With ``keep_hidden_after_end`` nothing hidden ever comes out:
-every channel gives exactly what it gave while the game ran, no seed or salt anywhere, and no export.
+every channel gives exactly what it gave while the game ran, no seed or salt anywhere, and no export. A
+table of a tournament's duplicate deal is withheld until its deal is over (only its own seats read it), then
+public like any finished game.
 """
 
 from __future__ import annotations
 
 import hashlib
+import random
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -126,3 +130,61 @@ async def test_a_game_that_keeps_its_secrets_reveals_nothing_after_the_end(
     with pytest.raises((grpc.aio.AioRpcError, HttpError)) as no_export:
         await channels.export(transport, played.game_id)
     assert "only this server can verify it" in str(no_export.value)
+
+
+async def _play_withheld(app: App, game: AnyGame, seed: bytes) -> PlayedGame:
+    """A game created ``held`` (a table of a tournament's duplicate deal), played to its end with random
+    legal commands; not released."""
+    seats = game.spec.min_seats
+    summary = await app.games.create_game(game.spec.name, seats, {}, seed, held=True)
+    tokens = [(await app.games.claim_seat(summary.game_id, s, f"p{s}"))[1] for s in range(seats)]
+    rng = random.Random(seed)
+    while (await app.games.record(summary.game_id)).status != "finished":
+        state = await app.games.get_view(summary.game_id, None, None)
+        seat = min(state.pending_seats)
+        mine = await app.games.get_view(summary.game_id, seat, tokens[seat])
+        command = rng.choice(list(mine.legal_commands))
+        await app.games.submit(
+            summary.game_id, seat, tokens[seat], command, expected_version=mine.version, command_id=uuid.uuid4().hex
+        )
+    return PlayedGame(summary.game_id, game, seats, seed, tokens)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("game", GAME_PARAMS)
+async def test_a_withheld_table_is_read_by_its_own_seats_only_until_it_is_released(
+    app: App, channels: Channels, game: AnyGame, transport: str
+) -> None:
+    """A duplicate deal's table that is over while its deal is played: a spectator is refused on every
+    channel (game/hidden), each seat reads what it was shown while the game ran, the summary shows neither
+    length nor results, and there is no export; once released it is public like any finished game."""
+    played = await _play_withheld(app, game, f"withheld-table-{game.spec.name}".encode())
+    raw, boundaries = await _raw_log(app, played)
+    state = fold(game, raw)
+    spectator_reads = [
+        channels.events(transport, played.game_id, None, None),
+        channels.view(transport, played.game_id, None, None),
+        channels.view(transport, played.game_id, None, None, at_version=boundaries[0]),
+        channels.export(transport, played.game_id),
+    ]
+    for read in spectator_reads:
+        with pytest.raises((grpc.aio.AioRpcError, HttpError)) as refused:
+            await read
+        assert "other tables are still being played" in str(refused.value)
+    for seat in range(played.seats):
+        events = await channels.events(transport, played.game_id, seat, played.tokens[seat])
+        assert [inner(game, e) for e in events] == [game.redact(e, seat) for e in raw]
+        view = await channels.view(transport, played.game_id, seat, played.tokens[seat])
+        assert inner(game, view) == game.view(state, seat) and not view.results
+    summary = await app.games.get_game(played.game_id)
+    assert summary.withheld and summary.version == 0 and not summary.results
+
+    await app.games.release(played.game_id)
+    listed = await channels.events(transport, played.game_id, None, None)
+    assert [inner(game, e) for e in listed] == raw
+    view = await channels.view(transport, played.game_id, None, None)
+    assert inner(game, view) == game.view(state, None, reveal=True) and view.results
+    export = await channels.export(transport, played.game_id)
+    assert export.seed == played.seed
+    summary = await app.games.get_game(played.game_id)
+    assert not summary.withheld and summary.version == len(raw) and list(summary.results) == list(view.results)

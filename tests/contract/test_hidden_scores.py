@@ -1,6 +1,7 @@
 """Libertalia with hidden scores: nothing a spectator or another seat receives gives a score dial away
 before the end (the voyage's anchor net, banked doubloons and dial are redacted per seat), over gRPC and
-REST, on the events, the stream and the views."""
+REST, on the events, the stream and the views; at the end the final scores are public on every channel,
+even when the game keeps its hidden information after the end."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from engines.libertalia import LIBERTALIA
 from service.bootstrap import App
-from tests.contract.channels import TRANSPORTS, Channels, inner, play_seeded
+from tests.contract.channels import TRANSPORTS, Channels, PlayedGame, inner, play_seeded
 
 
 @pytest.fixture
@@ -45,3 +46,80 @@ async def test_a_scored_voyage_gives_no_other_seats_dial_away(app: App, channels
     own = [inner(LIBERTALIA, e) for e in await channels.events(transport, played.game_id, 1, played.tokens[1])]
     lines = [s for e in own if e.WhichOneof("kind") == "voyage_scored" for s in e.voyage_scored.scores]
     assert next(s for s in lines if s.seat == 1) == scored[0].scores[1]  # the owner sees its own line whole
+
+
+# --- at the end (rules D4: the dials are revealed after voyage 3) -----------------------------------------
+#
+# The final scores are public at the end under every policy: a result without its scores means nothing,
+# and the seed's rule (D4) hides the dials only until the game ends. keep_hidden_after_end keeps hidden
+# what was hidden while the game ran (the dials after voyages 1 and 2, each voyage's anchor net and banked
+# doubloons of other seats), not the final dials. The service shows them (GetGame and GetView results,
+# the game_finished event); the engine's view and redaction still read 0 for other seats' final dials.
+
+_FINAL_DIALS_IN_VIEWS = (
+    "engine change pending: engines/libertalia/view.py view() must show every seat's score dial once the "
+    "game is over (state.phase is Phase.OVER), whatever the after-the-end policy"
+)
+_FINAL_DIALS_IN_EVENTS = (
+    "engine change pending: engines/libertalia/view.py redact() must keep every seat's `score` in the "
+    "voyage_scored event of the last voyage (voyage 3: the final dials), clearing only other seats' "
+    "anchor_net and banked as in earlier voyages"
+)
+
+
+async def _kept_hidden_to_the_end(app: App, name: str) -> tuple[PlayedGame, dict[int, int]]:
+    """A Libertalia game with hidden scores and keep_hidden_after_end, played to its end, and the final
+    score of each seat (the server's own, unredacted game_finished event)."""
+    played = await play_seeded(app, LIBERTALIA, name.encode(), options={"scores": "hidden"}, keep_hidden=True)
+    stored = await app.store.read(played.game_id, 1, 100_000)
+    finished = LIBERTALIA.event_type.FromString(stored[-1].data).game_finished
+    return played, {s.seat: s.score for s in finished.scores}
+
+
+def _readers(played: PlayedGame) -> list[tuple[int | None, str | None]]:
+    return [(None, None), (0, played.tokens[0]), (1, played.tokens[1])]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_final_scores_are_public_at_the_end_even_when_hidden_information_stays_hidden(
+    app: App, channels: Channels, transport: str
+) -> None:
+    played, final = await _kept_hidden_to_the_end(app, "final-scores-public")
+    assert len(set(final.values())) > 1 or any(final.values())  # something a reader could get wrong
+    summary = (await app.games.get_game(played.game_id)).results
+    assert {r.seat: r.score for r in summary} == final
+    for seat, token in _readers(played):
+        view = await channels.view(transport, played.game_id, seat, token)
+        assert {r.seat: r.score for r in view.results} == final
+        events = [inner(LIBERTALIA, e) for e in await channels.events(transport, played.game_id, seat, token)]
+        assert {s.seat: s.score for s in events[-1].game_finished.scores} == final
+
+
+@pytest.mark.xfail(strict=True, reason=_FINAL_DIALS_IN_VIEWS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_views_show_the_final_dials_once_the_game_is_over(
+    app: App, channels: Channels, transport: str
+) -> None:
+    played, final = await _kept_hidden_to_the_end(app, "final-dials-in-views")
+    for seat, token in _readers(played):
+        view = inner(LIBERTALIA, await channels.view(transport, played.game_id, seat, token))
+        assert {s.seat: s.score for s in view.seats} == final, f"the view of {seat}"
+
+
+@pytest.mark.xfail(strict=True, reason=_FINAL_DIALS_IN_EVENTS)
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_last_voyage_s_score_event_shows_the_final_dials_and_nothing_earlier(
+    app: App, channels: Channels, transport: str
+) -> None:
+    played, final = await _kept_hidden_to_the_end(app, "final-dials-in-events")
+    for seat, token in _readers(played):
+        listed = await channels.events(transport, played.game_id, seat, token)
+        watched = await channels.watch(transport, played.game_id, seat, token)
+        for received in (listed, watched):
+            scored = [inner(LIBERTALIA, e).voyage_scored for e in received]
+            scored = [v for v in scored if v.voyage]
+            assert [v.voyage for v in scored] == [1, 2, 3]
+            others = [s for v in scored for s in v.scores if s.seat != seat]
+            assert all((s.anchor_net, s.banked) == (0, 0) for s in others)  # never told, even at the end
+            assert all(s.score == 0 for v in scored[:2] for s in v.scores if s.seat != seat)
+            assert {s.seat: s.score for s in scored[2].scores} == final, f"voyage 3 as {seat} reads it"

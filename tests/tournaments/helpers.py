@@ -107,6 +107,6 @@ def assert_standings_match(standings: list[pb.Standing], events: list[pb.Tournam
             points[result.player_name] = points.get(result.player_name, 0) + len(results) - result.rank
     ratings = expected_ratings(events)
     for row in standings:
-        assert (row.games, row.rank_points) == (games[row.bot_name], points[row.bot_name]), row.bot_name
+        assert (row.games, row.rank_points) == (games.get(row.bot_name, 0), points.get(row.bot_name, 0)), row.bot_name
         mu, sigma = ratings[row.bot_name]
         assert abs(row.rating_mu - mu) < 1e-9 and abs(row.rating_sigma - sigma) < 1e-9, row.bot_name

@@ -4,14 +4,18 @@ It is a loop over the tournament's state: schedule the current round's games (up
 watch every unfinished game until it ends and record its result, and start the next round (or finish)
 once every game of the round is over.
 
-Duplicate deals (the same seed at several tables, seats rotated) are played so that no bot can learn
-anything about a deal from another of its tables: the tables of one deal (which share their bots) run one
-after another, never at once; each is created ``held`` (like ``keep_hidden_after_end``: nothing hidden,
-not the seed, is revealed when it ends); and only once every table of the deal is over are its games
-released (public, exportable) and their results recorded, all together, in the tournament's log, so its
-events and standings never reflect part of a deal. Every step is decided from the stored events, so a scheduler that
-starts after a restart (or on another process, once the lease has lapsed) resumes where the last one
-stopped: games already scheduled are only watched, and seats not yet given out are given out.
+Duplicate deals (the same seed at several tables, seats rotated) are played so that the server tells
+no one anything about a deal from another of its tables while one of them is played: the tables of one
+deal (which share their bots) run one after another, never at once; each is created ``held``, so once it
+is over it is *withheld* (see ``GameRecord.withheld``: only its own seats read it, no spectator, no
+result, no export, no seed); and only once every table of the deal is over are its games released
+(public, exportable) and their results recorded, all together, in the tournament's log, so its
+events and standings never reflect part of a deal. What a bot remembers of a table it played itself is
+not the server's to withhold (see ``TournamentSettings.duplicate_seeds``).
+
+Every step is decided from the stored events, so a scheduler that starts after a restart (or on another
+process, once the lease has lapsed) resumes where the last one stopped: games already scheduled are only
+watched, and seats not yet given out are given out.
 """
 
 from __future__ import annotations
@@ -149,25 +153,25 @@ class Runner:
         """Give out the table's seats and start its clock (if it has a time control). Idempotent, so it is
         safe to repeat after a crash anywhere in it: seat tokens are derived from the secret, a bot gets a
         seat only once, and a clock is started only once."""
-        summary = await self._games.get_game(table.game_id)
-        if summary.status == game_pb2.GAME_STATUS_FINISHED:
+        game = await self._games.record(table.game_id)
+        if game.finished:
             return  # over, though not recorded yet (a duplicate deal's table): nothing to give out
-        for info in summary.seats:
-            bot = table.seats[info.seat]
-            token = seat_token(self._secret, table.game_id, info.seat)
-            if not info.claimed:
-                await self._games.claim_seat(table.game_id, info.seat, bot, token=token)
-            record = AssignmentRecord(table.game_id, summary.game, info.seat, token, self._id)
+        for seat in range(game.config.seats):
+            bot = table.seats[seat]
+            token = seat_token(self._secret, table.game_id, seat)
+            if seat not in game.claims:
+                await self._games.claim_seat(table.game_id, seat, bot, token=token)
+            record = AssignmentRecord(table.game_id, game.game.spec.name, seat, token, self._id)
             await self._bots.assign(bot, record)
         await self._clocks.start_when_ready(table.game_id)
 
     async def _watch(self, table: Table) -> None:
-        """Wait for the game's end and record its result."""
-        start = (await self._games.get_game(table.game_id)).version + 1
-        async for _ in self._games.watch(table.game_id, start, None, None):
+        """Wait for the game's end and record its result. The scheduler watches with the server's own
+        authority (a table that is over may be withheld from spectators)."""
+        start = (await self._games.record(table.game_id)).version + 1
+        async for _ in self._games.watch_checked(table.game_id, start, None):
             pass
-        summary = await self._games.get_game(table.game_id)
-        if summary.status != game_pb2.GAME_STATUS_FINISHED:
+        if not (await self._games.record(table.game_id)).finished:
             self._watchers.pop(table.game_id, None)
             self._wake.set()
             return
@@ -197,10 +201,10 @@ class Runner:
 
     async def _record_result(self, table: Table) -> None:
         """Append the table's TableFinished (once) with its game's results."""
-        summary = await self._games.get_game(table.game_id)
+        record = await self._games.record(table.game_id)
         results = [
             game_pb2.SeatResult(seat=r.seat, score=r.score, rank=r.rank, player_name=table.seats[r.seat])
-            for r in summary.results
+            for r in record.seat_results()
         ]
         finished = pb.TableFinished(game_id=table.game_id, results=results)
         while True:

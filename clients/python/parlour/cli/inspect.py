@@ -89,5 +89,7 @@ async def _games(args: argparse.Namespace) -> int:
         created = datetime.fromtimestamp(game.created_at.seconds, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
         state = game_pb2.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower()
         scores = " ".join(f"{r.player_name or r.seat}:{r.score}" for r in game.results)
+        if game.withheld:  # a tournament deal's table: shown once every table of its deal is over
+            scores = "withheld until its deal is over"
         print(f"{game.game_id}  {game.game:<11} {state:<9} {created}  v{game.version:<5} {scores}")
     return 0

@@ -47,7 +47,12 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     create.add_argument("--bank-ms", type=int, default=0)
     create.add_argument("--increment-ms", type=int, default=0)
     create.add_argument("--max-timeouts", type=int, default=0, help="timeouts before a seat is dropped (0: 3)")
-    create.add_argument("--duplicate", action="store_true", help="play each deal once per seat rotation")
+    create.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal once per seat rotation, by the same bots one table after another: a table that "
+        "is over stays withheld until the deal's last one ends, but the bots may remember the earlier ones",
+    )
     create.add_argument("--parallel", type=int, default=0, help="games at once (0: the server's default)")
     create.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     create.set_defaults(run=_create)
