@@ -128,7 +128,7 @@ class Libertalia:
 
     def redact(self, event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False) -> pb.LibertaliaEvent:
         """``event`` as ``seat`` may see it."""
-        return view.redact(event, seat, finished=finished)
+        return view.redact(event, seat, finished=finished, voyages=len(self._rules.voyage_days))
 
     def is_over(self, state: State) -> bool:
         """Whether the game has ended."""

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from engines.libertalia.data import DAY, TYPES, loot_pb
 from engines.libertalia.ops import GRAVEYARD, HAND, effect_pb
-from engines.libertalia.state import State
+from engines.libertalia.state import Phase, State
 from parlour.v1 import libertalia_pb2 as pb
 
 __all__ = ["redact", "view"]
@@ -55,7 +55,7 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Libertal
                 if player.supply[t]
             ],
             doubloons=player.doubloons,
-            score=player.score if mine or not state.hidden_scores else 0,
+            score=player.score if mine or not state.hidden_scores or state.phase is Phase.OVER else 0,
             has_selected=bool(player.selected),
             selected=player.selected if mine else 0,
             reputation_space=state.space(s),
@@ -70,11 +70,15 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Libertal
     return result
 
 
-def redact(event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False) -> pb.LibertaliaEvent:
+def redact(
+    event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = False, voyages: int = 3
+) -> pb.LibertaliaEvent:
     """``event`` as ``seat`` may see it: the bag's order is removed, other seats' selections (before the
-    reveal) and Surgeon returns lose their rank, with hidden scores other seats' anchor net, banked
-    doubloons and score dial read 0, and the seed and its salt (first and final event) are removed.
-    ``finished`` (a finished game whose policy makes everything public): the event is returned whole."""
+    reveal) and Surgeon returns lose their rank, with hidden scores other seats' anchor net and banked
+    doubloons read 0, and so does their score dial until the last voyage (of ``voyages``) is scored (the
+    final dials are public at the end, rules D4, under every policy), and the seed and its salt (first and
+    final event) are removed. ``finished`` (a finished game whose policy makes everything public): the event
+    is returned whole."""
     kind = event.WhichOneof("kind")
     if finished:
         return event
@@ -86,6 +90,9 @@ def redact(event: pb.LibertaliaEvent, seat: int | None, *, finished: bool = Fals
     copy = pb.LibertaliaEvent()
     copy.CopyFrom(event)
     _CLEAR[str(kind)](copy, seat)
+    if kind == "voyage_scored" and event.voyage_scored.voyage == voyages:  # the final dials
+        for shown, scored in zip(copy.voyage_scored.scores, event.voyage_scored.scores, strict=True):
+            shown.score = scored.score
     return copy
 
 

@@ -54,18 +54,7 @@ async def test_a_scored_voyage_gives_no_other_seats_dial_away(app: App, channels
 # and the seed's rule (D4) hides the dials only until the game ends. keep_hidden_after_end keeps hidden
 # what was hidden while the game ran (the dials after voyages 1 and 2, each voyage's anchor net and banked
 # doubloons of other seats), not the final dials. The service shows them (GetGame and GetView results,
-# the game_finished event); the engine's view and redaction still read 0 for other seats' final dials.
-
-_FINAL_DIALS_IN_VIEWS = (
-    "engine change pending: engines/libertalia/view.py view() must show every seat's score dial once the "
-    "game is over (state.phase is Phase.OVER), whatever the after-the-end policy"
-)
-_FINAL_DIALS_IN_EVENTS = (
-    "engine change pending: engines/libertalia/view.py redact() must keep every seat's `score` in the "
-    "voyage_scored event of the last voyage (voyage 3: the final dials), clearing only other seats' "
-    "anchor_net and banked as in earlier voyages"
-)
-
+# the game_finished event), and so do the views once the game is over and the last voyage's score event.
 
 async def _kept_hidden_to_the_end(app: App, name: str) -> tuple[PlayedGame, dict[int, int]]:
     """A Libertalia game with hidden scores and keep_hidden_after_end, played to its end, and the final
@@ -95,7 +84,6 @@ async def test_the_final_scores_are_public_at_the_end_even_when_hidden_informati
         assert {s.seat: s.score for s in events[-1].game_finished.scores} == final
 
 
-@pytest.mark.xfail(strict=True, reason=_FINAL_DIALS_IN_VIEWS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_the_views_show_the_final_dials_once_the_game_is_over(
     app: App, channels: Channels, transport: str
@@ -106,7 +94,6 @@ async def test_the_views_show_the_final_dials_once_the_game_is_over(
         assert {s.seat: s.score for s in view.seats} == final, f"the view of {seat}"
 
 
-@pytest.mark.xfail(strict=True, reason=_FINAL_DIALS_IN_EVENTS)
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_the_last_voyage_s_score_event_shows_the_final_dials_and_nothing_earlier(
     app: App, channels: Channels, transport: str
