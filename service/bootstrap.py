@@ -150,9 +150,11 @@ class App:
         log.info("server stopped")
 
 
-def build_app(settings: Settings) -> App:
+def build_app(settings: Settings, *, share_ports: bool = False) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
-    servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again)."""
+    servers over it. A gRPC port that cannot be bound raises PortUnavailableError (Redis closed again).
+    With ``share_ports`` the servers' ports are shared with other processes that share them too
+    (``SO_REUSEPORT``): only for the workers of one ``parlour serve --workers N`` (see ``service.workers``)."""
     sizes = size_limits(settings)
     proxies = TrustedProxies.parse(settings.trusted_proxies)
     redis = open_redis(
@@ -243,6 +245,7 @@ def build_app(settings: Settings) -> App:
             max_message_bytes=settings.max_message_bytes,
             wrappers=[GateWrapper(gate, max_request_bytes=settings.max_message_bytes, proxies=proxies)],
             tls=tls.grpc_credentials() if tls else None,
+            reuse_port=share_ports,
         )
     except PortUnavailableError:
         redis.discard()
@@ -263,9 +266,11 @@ def build_app(settings: Settings) -> App:
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()
+    http_server.reuse_port = share_ports
     metrics_http = None
     if settings.metrics_port is not None:
         metrics_http = build_metrics_server(host=settings.http_host, port=settings.metrics_port, page=page)
+        metrics_http.reuse_port = share_ports
     return App(
         settings=settings,
         redis=redis,
