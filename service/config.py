@@ -97,13 +97,17 @@ class Settings:
     #: Networks of the proxies whose ``X-Forwarded-For`` names the client the quotas count
     #: (``--trusted-proxies CIDR[,CIDR]``; empty: the header is never read; see ``service.api.forwarded``).
     trusted_proxies: str = ""
+    #: Server processes sharing the ports (``--workers``, ``PARLOUR_WORKERS``); None: one per core this
+    #: process may run on (see ``service.workers.default_workers``). 1 serves in the ``parlour serve``
+    #: process itself, as a single replica; more start a parent that supervises that many workers.
+    workers: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
         ``PARLOUR_REDIS_URL``, ``PARLOUR_REDIS_CLUSTER``, ``PARLOUR_REPLICA_ACKS``,
         ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
-        ``PARLOUR_LOG_LEVEL`` and ``PARLOUR_METRICS_PORT``.
+        ``PARLOUR_LOG_LEVEL``, ``PARLOUR_METRICS_PORT`` and ``PARLOUR_WORKERS``.
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
         settings = cls()
@@ -129,12 +133,20 @@ class Settings:
             settings = replace(settings, log_level=env["PARLOUR_LOG_LEVEL"].lower())
         if "PARLOUR_METRICS_PORT" in env:
             settings = replace(settings, metrics_port=_port(env["PARLOUR_METRICS_PORT"], "PARLOUR_METRICS_PORT"))
+        if "PARLOUR_WORKERS" in env:
+            settings = replace(settings, workers=_workers(env["PARLOUR_WORKERS"], "PARLOUR_WORKERS"))
         return settings
 
 
 def _port(text: str, name: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise ValueError(f"{name} must be a port number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def _workers(text: str, name: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a whole number of worker processes (1 or more), not {text!r}")
     return int(text)
 
 
