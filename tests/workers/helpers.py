@@ -16,11 +16,11 @@ import re
 import signal
 import sys
 import uuid
-from collections.abc import AsyncIterator, Collection, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -31,11 +31,14 @@ __all__ = [
     "Connection",
     "Server",
     "Store",
+    "again",
     "connections_on_every_worker",
+    "connections_per_worker",
     "serve_workers",
     "worker_pids",
 ]
 
+T = TypeVar("T")
 SERVE = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--log-level", "info"]
 
 
@@ -92,16 +95,31 @@ class Connection:
         return [reply.event.version async for reply in self.games.WatchGame(request) if reply.HasField("event")]
 
     async def command_ids(self, game_id: str) -> list[str]:
-        """The command ids of the game's log, in order (one per stored command)."""
+        """The command ids of the game's log, in order, one per stored command (the events a command
+        produced follow each other and carry its id)."""
         ids: list[str] = []
         version = 1
         while True:
             request = game_service_pb2.ListEventsRequest(game_id=game_id, from_version=version, page_size=500)
             reply = await self.games.ListEvents(request)
-            ids += [event.command_id for event in reply.events if event.command_id]
+            for event in reply.events:
+                if event.command_id and (not ids or ids[-1] != event.command_id):
+                    ids.append(event.command_id)
             if not reply.events:
                 return ids
             version = reply.events[-1].version + 1
+
+
+async def again(call: Callable[[], Awaitable[T]], seconds: float = 30) -> T:
+    """``call()``, made again while it fails with UNAVAILABLE (a worker killed under a connection)."""
+    async with asyncio.timeout(seconds):
+        while True:
+            try:
+                return await call()
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+            await asyncio.sleep(0.05)
 
 
 def _auth(token: str) -> list[tuple[str, str]]:
@@ -183,19 +201,29 @@ class Server:
 async def connections_on_every_worker(server: Server, count: int, *, tries: int = 64) -> dict[int, Connection]:
     """One connection to each of the server's ``count`` workers, by pid (new connections until each worker
     has taken one: the kernel chooses)."""
-    found: dict[int, Connection] = {}
+    spread = await connections_per_worker(server, count, 1, tries=tries)
+    return {pid: connections[0] for pid, connections in spread.items()}
+
+
+async def connections_per_worker(
+    server: Server, count: int, each: int, *, tries: int = 128
+) -> dict[int, list[Connection]]:
+    """``each`` connections to each of the server's ``count`` workers, by pid."""
+    found: dict[int, list[Connection]] = {}
     for _ in range(tries):
         connection = Connection(server.target)
         pid = await server.pid_of(connection)
-        if pid in found:
-            await connection.close()
+        mine = found.setdefault(pid, [])
+        if len(mine) < each:
+            mine.append(connection)
         else:
-            found[pid] = connection
-        if len(found) == count:
+            await connection.close()
+        if len(found) == count and all(len(c) == each for c in found.values()):
             return found
-    for connection in found.values():
-        await connection.close()
-    raise AssertionError(f"{tries} connections reached only the workers {sorted(found)}")
+    for connections in found.values():
+        for connection in connections:
+            await connection.close()
+    raise AssertionError(f"{tries} connections reached the workers {sorted(found)} too unevenly")
 
 
 async def _read_log(stream: asyncio.StreamReader, lines: list[dict[str, Any]], path: Path) -> None:
