@@ -29,12 +29,13 @@ async def serve(
     cluster: RedisTarget, prefix: str, data_dir: Path, *, replica_acks: int = 1
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
     """A `parlour serve` process on the cluster and a free port: (process, its ``host:port``). Killed on
-    exit if it still runs."""
+    exit if it still runs. It serves in one process (``--workers 1``): a replica the tests kill is one
+    process, and several replicas on a few cores stay cheap."""
     port = free_port()
     command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
     command += ["--http-port", "0", "--data-dir", str(data_dir), "--key-prefix", prefix]
     command += ["--redis-cluster", cluster.cluster_seeds, "--replica-acks", str(replica_acks)]
-    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning"]
+    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning", "--workers", "1"]
     data_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - a local directory, once
     with (data_dir / "server.log").open("wb") as log:  # the server's log lines, for a failed test's reader
         process = await asyncio.create_subprocess_exec(
