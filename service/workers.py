@@ -53,6 +53,7 @@ __all__ = [
     "MAX_BACKOFF_S",
     "STOP_GRACE_S",
     "STOP_TIMEOUT_S",
+    "WORKER_COMMAND",
     "WorkerStartError",
     "backoff_seconds",
     "default_workers",
@@ -77,6 +78,8 @@ READY_TIMEOUT_S = 120.0
 _REDIS_LOOK_S = 0.5
 #: The line a worker writes on its standard output once it serves.
 READY_LINE = b"ready\n"
+#: The command that runs a worker; the parent's pid and the worker's slot follow it.
+WORKER_COMMAND: tuple[str, ...] = (sys.executable, "-m", "service.worker")
 
 #: The start lines: (settings, gRPC port, HTTP port, what the Redis is) -> printed.
 Announce = Callable[[Settings, int, int, str], None]
@@ -240,9 +243,7 @@ class _Supervisor:
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "service.worker",
+                *WORKER_COMMAND,
                 str(os.getpid()),
                 str(slot),
                 stdin=read_end,

@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import aiohttp
@@ -219,3 +220,96 @@ def test_workers_default_to_the_cores_this_process_may_use(monkeypatch: pytest.M
     assert default_workers() == 6
     monkeypatch.setattr("service.workers._cgroup_cpus", lambda: 2)  # a container's --cpus 1.5
     assert default_workers() == 2
+
+
+#: Runs the supervisor with a stand-in worker (``FAKE``, given the file it notes its starts in), on ports
+#: of its own and a Redis URL no stand-in uses.
+SUPERVISOR = """
+import sys
+import service.workers as workers
+from service.config import Settings
+from service.logs import configure_logging
+
+configure_logging("info", json=False)
+
+workers.WORKER_COMMAND = (sys.executable, "-c", sys.argv[1], sys.argv[2])
+settings = Settings(grpc_host="127.0.0.1", grpc_port=0, http_host="127.0.0.1", http_port=0, redis_url="redis://x")
+try:
+    workers.supervise(settings, 2, lambda *_: print("serving", flush=True))
+except workers.WorkerStartError as error:
+    sys.exit(f"cannot start: {error}")
+"""
+#: Notes its start, says it serves, and dies a moment later (or at once, without serving, for "never").
+CRASHING = """
+import os, sys, time
+with open(sys.argv[1], "a") as starts:
+    starts.write(f"{sys.argv[3]} {time.monotonic()}\\n")
+if open(sys.argv[1]).read().startswith("never"):
+    sys.exit(3)
+os.write(1, b"ready\\n")
+time.sleep(0.2)
+sys.exit(1)
+"""
+
+
+async def _supervise_crashing(starts: Path, seconds: float) -> tuple[int | None, str, str]:
+    """The supervisor over two crashing stand-ins for ``seconds``, then SIGTERM; its code, stdout, stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        SUPERVISOR,
+        CRASHING,
+        str(starts),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    await asyncio.sleep(seconds)
+    if process.returncode is None:
+        process.send_signal(signal.SIGTERM)
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_a_worker_that_keeps_dying_is_started_again_after_ever_longer_pauses(tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    code, out, err = await _supervise_crashing(starts, 6)
+    assert code == 0 and out == "serving\n", (out, err)
+    by_slot: dict[str, list[float]] = {}
+    for line in starts.read_text().splitlines():
+        slot, at = line.split()
+        by_slot.setdefault(slot, []).append(float(at))
+    assert set(by_slot) == {"0", "1"}
+    for times in by_slot.values():
+        pauses = [later - earlier for earlier, later in pairwise(times)]
+        assert 3 <= len(times) <= 5, times  # 0.5 s, 1 s, 2 s... after each death, not a spin
+        assert all(b > a for a, b in pairwise(pauses)), pauses
+    assert "worker exited; starting it again" in err
+
+
+async def test_a_worker_that_cannot_start_stops_the_server_with_a_sentence(tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    starts.write_text("never\n")
+    code, out, err = await _supervise_crashing(starts, 5)
+    assert code == 1 and "serving" not in out, (out, err)
+    assert "cannot start: worker " in err and "exited with code 3 before it served" in err, err
+
+
+def _parsed(*argv: str) -> int | None:
+    from parlour.cli.main import build_parser
+    from service.cli import _settings
+
+    return _settings(build_parser().parse_args(["serve", *argv])).workers
+
+
+def test_the_workers_come_from_the_flag_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PARLOUR_WORKERS", raising=False)
+    assert _parsed() is None  # one per core
+    assert _parsed("--workers", "3") == 3
+    monkeypatch.setenv("PARLOUR_WORKERS", "4")
+    assert _parsed() == 4
+    assert _parsed("--workers", "1") == 1
+    with pytest.raises(SystemExit, match="--workers must be 1 or more, not 0"):
+        _parsed("--workers", "0")
+    monkeypatch.setenv("PARLOUR_WORKERS", "many")
+    with pytest.raises(SystemExit, match="PARLOUR_WORKERS must be a whole number"):
+        _parsed()
