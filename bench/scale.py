@@ -304,7 +304,7 @@ def combined(runs: Sequence[Measured]) -> Measured:
     seconds = sum(r.commands / r.per_second for r in runs if r.per_second)
 
     def per_command(field: str) -> float:
-        return sum(getattr(r, field) * r.commands for r in runs) / max(commands, 1)
+        return float(sum(getattr(r, field) * r.commands for r in runs)) / max(commands, 1)
 
     first = runs[0]
     return replace(

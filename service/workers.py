@@ -21,6 +21,10 @@ of its standard input, a pipe only the parent holds).
 Metrics: the workers run prometheus-client's multiprocess mode in a directory the parent makes, and removes
 when it stops; a dead worker's live gauges are dropped with ``mark_process_dead`` (see
 :mod:`service.metrics`).
+
+What each worker counts on its own, as separate servers do: the quotas (``--rate-*`` per client, and
+``--max-streams``, ``--max-streams-per-client``), so a client whose connections reach several workers may
+get up to N times its quota; and the caches of game states.
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ class WorkerStartError(Exception):
 
 def default_workers() -> int:
     """One worker per core this process may run on: its CPU affinity (or the machine's cores where there is
-    none), fewer under a cgroup CPU quota (a container's ``--cpus``), at least 1."""
+    none), fewer under a cgroup v2 CPU quota (a container's ``--cpus``), at least 1."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
@@ -294,6 +298,8 @@ class _Supervisor:
                     process = await self._start(slot)
                     break
                 except WorkerStartError as error:
+                    if self._stopping.is_set():  # stopped under the start
+                        return
                     log.error("worker did not start", worker=slot, error=str(error))
                     quick += 1
 
