@@ -94,20 +94,28 @@ class Connection:
         request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=1)
         return [reply.event.version async for reply in self.games.WatchGame(request) if reply.HasField("event")]
 
-    async def command_ids(self, game_id: str) -> list[str]:
-        """The command ids of the game's log, in order, one per stored command (the events a command
-        produced follow each other and carry its id)."""
-        ids: list[str] = []
+    async def commands(self, game_id: str) -> list[tuple[str, int]]:
+        """The game's stored commands, in order: each one's id and the version of its last event (the
+        events a command produced follow each other and carry its id)."""
+        stored: list[tuple[str, int]] = []
         version = 1
         while True:
             request = game_service_pb2.ListEventsRequest(game_id=game_id, from_version=version, page_size=500)
             reply = await self.games.ListEvents(request)
             for event in reply.events:
-                if event.command_id and (not ids or ids[-1] != event.command_id):
-                    ids.append(event.command_id)
+                if not event.command_id:
+                    continue
+                if stored and stored[-1][0] == event.command_id:
+                    stored[-1] = (event.command_id, event.version)
+                else:
+                    stored.append((event.command_id, event.version))
             if not reply.events:
-                return ids
+                return stored
             version = reply.events[-1].version + 1
+
+    async def command_ids(self, game_id: str) -> list[str]:
+        """The ids of the game's stored commands, in order."""
+        return [command_id for command_id, _ in await self.commands(game_id)]
 
 
 async def again(call: Callable[[], Awaitable[T]], seconds: float = 30) -> T:
