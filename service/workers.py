@@ -158,6 +158,25 @@ def _hold(held: list[Reservation], what: str, host: str, port: int, flag: str) -
     return reservation
 
 
+#: The metrics directories of parents: ``parlour-metrics-<pid>-<random>`` in the temporary directory.
+_METRICS_PREFIX = "parlour-metrics-"
+
+
+def _sweep_metrics_dirs() -> None:
+    """Remove the metrics directories this user's parents left behind when they were killed (SIGKILL gives
+    no chance to tidy up): those whose parent's pid runs no process now."""
+    for path in Path(tempfile.gettempdir()).glob(f"{_METRICS_PREFIX}*-*"):
+        pid = path.name.removeprefix(_METRICS_PREFIX).split("-", 1)[0]
+        try:
+            if not pid.isdigit() or path.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:  # another user's process, or the directory went meanwhile
+            continue
+
+
 def _redis_label(settings: Settings) -> str:
     """The Redis a server uses, as its start line says it (the same words as a single process's)."""
     if settings.redis_cluster:
@@ -195,7 +214,8 @@ class _Supervisor:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, self._stopping.set)
-        self._metrics_dir = tempfile.mkdtemp(prefix="parlour-metrics-")
+        _sweep_metrics_dirs()
+        self._metrics_dir = tempfile.mkdtemp(prefix=f"{_METRICS_PREFIX}{os.getpid()}-")
         tasks: list[asyncio.Task[None]] = []
         try:
             if not self._settings.redis_url and not self._settings.redis_cluster:

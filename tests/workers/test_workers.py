@@ -313,3 +313,28 @@ def test_the_workers_come_from_the_flag_or_the_environment(monkeypatch: pytest.M
     monkeypatch.setenv("PARLOUR_WORKERS", "many")
     with pytest.raises(SystemExit, match="PARLOUR_WORKERS must be a whole number"):
         _parsed()
+
+
+def test_a_new_parent_removes_the_metrics_directories_of_killed_ones() -> None:
+    import tempfile
+
+    from service.workers import _sweep_metrics_dirs
+
+    left = Path(tempfile.mkdtemp(prefix=f"parlour-metrics-{_dead_pid()}-"))  # its parent was killed
+    (left / "counter_123.db").write_bytes(b"")
+    running = Path(tempfile.mkdtemp(prefix=f"parlour-metrics-{os.getpid()}-"))  # its parent runs
+    try:
+        _sweep_metrics_dirs()
+        assert not left.exists()
+        assert running.exists()
+    finally:
+        running.rmdir()
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    import subprocess
+
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
