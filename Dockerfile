@@ -2,6 +2,8 @@
 #   docker build -t parlour .
 #   docker run -p 50051:50051 -p 8080:8080 -e PARLOUR_REDIS_URL=redis://redis:6379/0 parlour
 # Without PARLOUR_REDIS_URL it starts its embedded Redis with data under /home/parlour/data (mount a volume).
+# It runs one worker process per CPU the container may use (its cpuset, fewer under a --cpus quota), all on
+# the same ports; PARLOUR_WORKERS=N sets another number. On SIGTERM (docker stop) it stops them within 8 s.
 
 FROM python:3.11-slim AS build
 WORKDIR /src

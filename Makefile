@@ -21,7 +21,8 @@ GOOGLEAPIS := third_party/googleapis
 # The browser the web page's tests drive (Debian's package by default).
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Space-separated extra arguments for `make run`, e.g. make run ARGS="--redis redis://localhost:6379/0"
+# Space-separated extra arguments for `make run`, e.g. make run ARGS="--redis redis://localhost:6379/0"; it
+# serves in one process unless they say otherwise (ARGS="--workers 4": four processes sharing the ports).
 ARGS   ?=
 
 .PHONY: install proto run test browser lint format bench clean
@@ -54,7 +55,7 @@ $(GEN)/.generated: $(PROTOS) $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV
 	touch $(GEN)/__init__.py $(GEN)/py.typed $@
 
 run: install
-	$(BIN)/parlour serve $(ARGS)
+	$(BIN)/parlour serve --workers 1 $(ARGS)
 
 test: install browser
 	PARLOUR_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -111,7 +111,7 @@ def _redis_cpu(nodes: Sequence[RedisProcess]) -> float:
 @asynccontextmanager
 async def _serve(redis_flags: list[str], data_dir: Path, port: int) -> AsyncIterator[asyncio.subprocess.Process]:
     command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
-    command += ["--http-port", "0", "--data-dir", str(data_dir), "--log-level", "error", *redis_flags]
+    command += ["--http-port", "0", "--data-dir", str(data_dir), "--log-level", "error", "--workers", "1", *redis_flags]
     process = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE, cwd=ROOT)
     try:
         assert process.stdout is not None

@@ -152,11 +152,13 @@ class App:
         log.info("server stopped")
 
 
-def build_app(settings: Settings, registry: Registry = REGISTRY) -> App:
+def build_app(settings: Settings, registry: Registry = REGISTRY, *, share_ports: bool = False) -> App:
     """Open Redis (embedded when no URL is set), build the store, the application, and the gRPC and HTTP
     servers over it, playing the rules versions of ``registry`` (new games get the ones
     ``settings.rules_pins`` names). A gRPC port that cannot be bound raises PortUnavailableError (Redis
-    closed again)."""
+    closed again). With ``share_ports`` the servers' ports are shared with other processes that share them
+    too (``SO_REUSEPORT``): only for the workers of one ``parlour serve --workers N`` (see
+    ``service.workers``)."""
     sizes = size_limits(settings)
     proxies = TrustedProxies.parse(settings.trusted_proxies)
     redis = open_redis(
@@ -249,6 +251,7 @@ def build_app(settings: Settings, registry: Registry = REGISTRY) -> App:
             max_message_bytes=sizes_of_requests.largest,
             wrappers=[GateWrapper(gate, sizes_of_requests, proxies=proxies)],
             tls=tls.grpc_credentials() if tls else None,
+            reuse_port=share_ports,
         )
     except PortUnavailableError:
         redis.discard()
@@ -269,9 +272,11 @@ def build_app(settings: Settings, registry: Registry = REGISTRY) -> App:
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()
+    http_server.reuse_port = share_ports
     metrics_http = None
     if settings.metrics_port is not None:
         metrics_http = build_metrics_server(host=settings.http_host, port=settings.metrics_port, page=page)
+        metrics_http.reuse_port = share_ports
     return App(
         settings=settings,
         redis=redis,

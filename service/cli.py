@@ -68,6 +68,14 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         help="the rules version new games of GAME get, e.g. libertalia=libertalia/1 (default: the newest; "
         "repeat for several games; or PARLOUR_RULES). Running games keep the version they began with",
     )
+    parser.add_argument(
+        "--workers",
+        metavar="N",
+        type=int,
+        default=None,
+        help="server processes sharing the ports, each a full replica on the same Redis (or PARLOUR_WORKERS; "
+        "default: one per core; 1 serves in this process)",
+    )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
     add_limit_flags(parser)
@@ -93,6 +101,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "admin_key": args.admin_key,
         "log_level": args.log_level,
         "metrics_port": args.metrics_port,
+        "workers": args.workers,
         **limit_overrides(args),
         **tls_overrides(args),
     }
@@ -108,6 +117,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         raise SystemExit(f"parlour serve: --http-port must be 0 to 65535, not {settings.http_port}")
     if settings.metrics_port is not None and not 0 <= settings.metrics_port <= 65535:
         raise SystemExit(f"parlour serve: --metrics-port must be 0 to 65535, not {settings.metrics_port}")
+    if settings.workers is not None and settings.workers < 1:
+        raise SystemExit(f"parlour serve: --workers must be 1 or more, not {settings.workers}")
     if settings.replica_acks < 0:
         raise SystemExit(f"parlour serve: --replica-acks must be 0 or more, not {settings.replica_acks}")
     if settings.redis_cluster and settings.redis_url:
@@ -139,13 +150,15 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level, json=settings.log_json)
     from service.api.ports import PortUnavailableError
     from service.event_loop import run
+    from service.workers import WorkerStartError, default_workers, supervise
 
+    workers = settings.workers or default_workers()
     try:
-        run(_run(settings))
-    except PortUnavailableError as error:
-        print(f"parlour serve: cannot start: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
+        if workers == 1:
+            run(_run(settings))
+        else:
+            supervise(settings, workers, _announce)
+    except (PortUnavailableError, WorkerStartError, OSError) as error:
         print(f"parlour serve: cannot start: {error}", file=sys.stderr)
         return 1
     return 0
@@ -161,12 +174,16 @@ async def _run(settings: Settings) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     await app.start()
-    where = app.redis.url
-    print(f"Parlour gRPC on {settings.grpc_host}:{app.grpc_port} (Redis: {where}); Ctrl-C stops", flush=True)
-    scheme = "https" if settings.tls_cert else "http"
-    print(f"Parlour REST/JSON and web page on {scheme}://{_visible(settings.http_host)}:{app.http_port}/", flush=True)
+    _announce(settings, app.grpc_port, app.http_port, app.redis.url)
     await stop.wait()
     await app.stop()
+
+
+def _announce(settings: Settings, grpc_port: int, http_port: int, where: str) -> None:
+    """The start lines: where gRPC, REST/JSON and the web page are served, and on which Redis."""
+    print(f"Parlour gRPC on {settings.grpc_host}:{grpc_port} (Redis: {where}); Ctrl-C stops", flush=True)
+    scheme = "https" if settings.tls_cert else "http"
+    print(f"Parlour REST/JSON and web page on {scheme}://{_visible(settings.http_host)}:{http_port}/", flush=True)
 
 
 def _visible(host: str) -> str:

@@ -104,14 +104,18 @@ class Settings:
     #: GAME=VERSION``, ``PARLOUR_RULES``): during a rolling upgrade, new replicas keep making games of the
     #: version older replicas still serve. Games always continue under the version they began with.
     rules_pins: tuple[tuple[str, str], ...] = ()
+    #: Server processes sharing the ports (``--workers``, ``PARLOUR_WORKERS``); None: one per core this
+    #: process may run on (see ``service.workers.default_workers``). 1 serves in the ``parlour serve``
+    #: process itself, as a single replica; more start a parent that supervises that many workers.
+    workers: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
         ``PARLOUR_REDIS_URL``, ``PARLOUR_REDIS_CLUSTER``, ``PARLOUR_REPLICA_ACKS``,
         ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
-        ``PARLOUR_LOG_LEVEL``, ``PARLOUR_METRICS_PORT`` and ``PARLOUR_RULES`` (``GAME=VERSION`` pairs, comma
-        separated).
+        ``PARLOUR_LOG_LEVEL``, ``PARLOUR_METRICS_PORT``, ``PARLOUR_WORKERS`` and ``PARLOUR_RULES``
+        (``GAME=VERSION`` pairs, comma separated).
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
         settings = cls()
@@ -140,6 +144,8 @@ class Settings:
         if "PARLOUR_RULES" in env:
             pins = [pin for pin in env["PARLOUR_RULES"].split(",") if pin.strip()]
             settings = replace(settings, rules_pins=parse_rules_pins(pins, "PARLOUR_RULES"))
+        if "PARLOUR_WORKERS" in env:
+            settings = replace(settings, workers=_workers(env["PARLOUR_WORKERS"], "PARLOUR_WORKERS"))
         return settings
 
 
@@ -163,6 +169,12 @@ def parse_rules_pins(pins: list[str], where: str) -> tuple[tuple[str, str], ...]
 def _port(text: str, name: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise ValueError(f"{name} must be a port number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def _workers(text: str, name: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a whole number of worker processes (1 or more), not {text!r}")
     return int(text)
 
 

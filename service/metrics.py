@@ -5,18 +5,42 @@ application, store and transports call the small functions below at their bounda
 knows about them. Gauges that describe the whole deployment (games in progress, the Redis round trip)
 are sampled when ``/metrics`` is read (see :func:`render`). Labels never carry ids, seats or payloads:
 metrics must not leak hidden information, and their number of series stays bounded.
+
+The workers of ``parlour serve --workers N`` run in prometheus-client's multiprocess mode: their parent
+sets ``PROMETHEUS_MULTIPROC_DIR`` to a fresh directory of its own (see ``service.workers``), each worker
+keeps its values in files there, and ``/metrics`` on any worker (or on ``--metrics-port``) reads them all:
+
+- counters and histograms are summed over every worker that has run, the dead ones included, so a
+  restarted worker does not send a total backwards;
+- gauges of one process (open streams, watchers, tournament schedulers) are shown per live worker, with
+  a ``pid`` label (``sum()`` them for the server); a dead worker's are removed by the parent;
+- gauges of the deployment, set at a scrape (games by status, the PING), show the most recent value.
+
+That mode's limits (prometheus-client's documentation): the library's own process and platform
+collectors (``process_*``, ``python_*``) are not exported, nor are Info or Enum metrics, exemplars or
+``set_function`` gauges; label children cannot be removed. None of them is used here.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
 
 __all__ = [
     "CONTENT_TYPE",
@@ -49,11 +73,23 @@ COMMAND_SECONDS = Histogram(
     ["game"],
     buckets=_LATENCY_BUCKETS,
 )
-GAMES = Gauge("parlour_games", "Games in the store by status (running, finished), sampled at each scrape.", ["status"])
-OPEN_STREAMS = Gauge(
-    "parlour_open_streams", "Server streams open in this process, by rpc and transport.", ["rpc", "transport"]
+GAMES = Gauge(
+    "parlour_games",
+    "Games in the store by status (running, finished), sampled at each scrape.",
+    ["status"],
+    multiprocess_mode="mostrecent",
 )
-WATCHERS = Gauge("parlour_watchers", "Readers of live game and tournament logs in this process (one per open stream).")
+OPEN_STREAMS = Gauge(
+    "parlour_open_streams",
+    "Server streams open in this process, by rpc and transport.",
+    ["rpc", "transport"],
+    multiprocess_mode="liveall",
+)
+WATCHERS = Gauge(
+    "parlour_watchers",
+    "Readers of live game and tournament logs in this process (one per open stream).",
+    multiprocess_mode="liveall",
+)
 TAIL_LAG = Histogram(
     "parlour_tail_lag_seconds",
     "Time from storing an event to this process reading it from the live tail (clocks of replicas differ).",
@@ -67,7 +103,11 @@ REDIS_SECONDS = Histogram(
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
 )
 REDIS_ERRORS = Counter("parlour_redis_errors", "Redis commands that failed, by error class.", ["error"])
-REDIS_PING = Gauge("parlour_redis_ping_seconds", "Round trip of a PING to Redis, measured at each scrape.")
+REDIS_PING = Gauge(
+    "parlour_redis_ping_seconds",
+    "Round trip of a PING to Redis, measured at each scrape.",
+    multiprocess_mode="mostrecent",
+)
 CLOCK_TIMEOUTS = Counter(
     "parlour_clock_timeouts", "Seats whose clock ran out (charged by this process), by game.", ["game"]
 )
@@ -78,7 +118,9 @@ TOURNAMENT_EVENTS = Counter(
     ["kind"],
 )
 TOURNAMENTS_SCHEDULED = Gauge(
-    "parlour_tournaments_scheduled", "Running tournaments whose scheduler is in this process."
+    "parlour_tournaments_scheduled",
+    "Running tournaments whose scheduler is in this process.",
+    multiprocess_mode="liveall",
 )
 
 
@@ -192,4 +234,21 @@ async def render(sample: Sampler | None = None) -> bytes:
             await sample()
         except Exception:
             REDIS_PING.set(math.nan)
-    return generate_latest()
+    return generate_latest(_registry())
+
+
+#: What :func:`render` reads in multiprocess mode: every worker's files (made at the first scrape).
+_merged: CollectorRegistry | None = None
+
+
+def _registry() -> CollectorRegistry:
+    """The default registry, or, in a worker of ``parlour serve --workers N`` (``PROMETHEUS_MULTIPROC_DIR``
+    set), a registry that merges the files of every worker (as prometheus-client's documentation says:
+    the metrics above, created in the default registry, are exported through the files only)."""
+    global _merged  # noqa: PLW0603  (one per process, made once)
+    if "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        return REGISTRY
+    if _merged is None:
+        _merged = CollectorRegistry()
+        MultiProcessCollector(_merged)  # type: ignore[no-untyped-call]  # untyped library
+    return _merged

@@ -23,6 +23,11 @@ import redis.asyncio as aioredis
 from service.bootstrap import App, build_app
 from service.config import Settings
 
+#: `parlour serve` processes the tests start serve in one process unless a test asks for workers
+#: (``--workers``): a server a test kills is one process, and a machine with many cores is not filled with
+#: workers by every test that starts a server.
+os.environ.setdefault("PARLOUR_WORKERS", "1")
+
 #: Database used on an external REDIS_URL whose URL names none (never the default database 0).
 TEST_DB = int(os.environ.get("PARLOUR_TEST_REDIS_DB", "13"))
 

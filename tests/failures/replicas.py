@@ -29,7 +29,9 @@ async def serve(
     target: RedisTarget, prefix: str, data_dir: Path, *, replica_acks: int = 1, flags: Sequence[str] = ()
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
     """A `parlour serve` process on the target (a cluster: with ``replica_acks``) and a free port, with
-    ``flags`` added: (process, its ``host:port``). Killed on exit if it still runs."""
+    ``flags`` added: (process, its ``host:port``). Killed on exit if it still runs. It serves in one process
+    (``--workers 1``): a replica the tests kill is one process, and several replicas on a few cores stay
+    cheap."""
     port = free_port()
     command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
     command += ["--http-port", "0", "--data-dir", str(data_dir), "--key-prefix", prefix]
@@ -37,7 +39,7 @@ async def serve(
         command += ["--redis-cluster", target.cluster_seeds, "--replica-acks", str(replica_acks)]
     else:
         command += ["--redis", target.url]
-    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning", *flags]
+    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning", "--workers", "1", *flags]
     data_dir.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 - a local directory, once
     with (data_dir / "server.log").open("wb") as log:  # the server's log lines, for a failed test's reader
         process = await asyncio.create_subprocess_exec(

@@ -243,13 +243,16 @@ class HttpServer:
     flag: str = "--http-port"
     #: HTTPS with this context (``parlour serve --tls-cert``); None: plain HTTP.
     ssl_context: ssl.SSLContext | None = None
+    #: Share the port with the sibling workers of one ``parlour serve --workers N`` (``SO_REUSEPORT``;
+    #: their parent checked that it was free: see ``service.api.ports``); otherwise a taken port is refused.
+    reuse_port: bool = False
     _runner: web.AppRunner | None = None
 
     async def start(self) -> None:
         """Bind and start serving; a port that cannot be bound raises PortUnavailableError."""
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.ssl_context)
+        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.ssl_context, reuse_port=self.reuse_port)
         try:
             await site.start()
         except OSError as error:
