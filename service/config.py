@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Settings", "parse_rules_pins"]
 
@@ -118,35 +119,8 @@ class Settings:
         (``GAME=VERSION`` pairs, comma separated).
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
-        settings = cls()
-        if "PARLOUR_GRPC_PORT" in env:
-            settings = replace(settings, grpc_port=_port(env["PARLOUR_GRPC_PORT"], "PARLOUR_GRPC_PORT"))
-        if "PARLOUR_HTTP_PORT" in env:
-            settings = replace(settings, http_port=_port(env["PARLOUR_HTTP_PORT"], "PARLOUR_HTTP_PORT"))
-        if "PARLOUR_WEB_DIR" in env:
-            settings = replace(settings, web_dir=Path(env["PARLOUR_WEB_DIR"]))
-        if "PARLOUR_REDIS_URL" in env:
-            settings = replace(settings, redis_url=env["PARLOUR_REDIS_URL"])
-        if "PARLOUR_REDIS_CLUSTER" in env:
-            settings = replace(settings, redis_cluster=env["PARLOUR_REDIS_CLUSTER"])
-        if "PARLOUR_REPLICA_ACKS" in env:
-            settings = replace(settings, replica_acks=_count(env["PARLOUR_REPLICA_ACKS"], "PARLOUR_REPLICA_ACKS"))
-        if "PARLOUR_DATA_DIR" in env:
-            settings = replace(settings, data_dir=Path(env["PARLOUR_DATA_DIR"]))
-        if "PARLOUR_KEY_PREFIX" in env:
-            settings = replace(settings, key_prefix=env["PARLOUR_KEY_PREFIX"])
-        if "PARLOUR_ADMIN_KEY" in env:
-            settings = replace(settings, admin_key=env["PARLOUR_ADMIN_KEY"])
-        if "PARLOUR_LOG_LEVEL" in env:
-            settings = replace(settings, log_level=env["PARLOUR_LOG_LEVEL"].lower())
-        if "PARLOUR_METRICS_PORT" in env:
-            settings = replace(settings, metrics_port=_port(env["PARLOUR_METRICS_PORT"], "PARLOUR_METRICS_PORT"))
-        if "PARLOUR_RULES" in env:
-            pins = [pin for pin in env["PARLOUR_RULES"].split(",") if pin.strip()]
-            settings = replace(settings, rules_pins=parse_rules_pins(pins, "PARLOUR_RULES"))
-        if "PARLOUR_WORKERS" in env:
-            settings = replace(settings, workers=_workers(env["PARLOUR_WORKERS"], "PARLOUR_WORKERS"))
-        return settings
+        values = {field: parse(env[name], name) for name, (field, parse) in _ENVIRONMENT.items() if name in env}
+        return replace(cls(), **values)
 
 
 def parse_rules_pins(pins: list[str], where: str) -> tuple[tuple[str, str], ...]:
@@ -166,6 +140,18 @@ def parse_rules_pins(pins: list[str], where: str) -> tuple[tuple[str, str], ...]
     return tuple(sorted(pairs.items()))
 
 
+def _text(text: str, name: str) -> str:
+    return text
+
+
+def _path(text: str, name: str) -> Path:
+    return Path(text)
+
+
+def _pins(text: str, name: str) -> tuple[tuple[str, str], ...]:
+    return parse_rules_pins([pin for pin in text.split(",") if pin.strip()], name)
+
+
 def _port(text: str, name: str) -> int:
     if not text.isdigit() or not 0 <= int(text) <= 65535:
         raise ValueError(f"{name} must be a port number from 0 to 65535, not {text!r}")
@@ -182,3 +168,21 @@ def _count(text: str, name: str) -> int:
     if not text.isdigit():
         raise ValueError(f"{name} must be a whole number of replicas (0 or more), not {text!r}")
     return int(text)
+
+
+#: Each environment variable: the setting it sets and how its text is read (ValueError naming it if bad).
+_ENVIRONMENT: dict[str, tuple[str, Callable[[str, str], Any]]] = {
+    "PARLOUR_GRPC_PORT": ("grpc_port", _port),
+    "PARLOUR_HTTP_PORT": ("http_port", _port),
+    "PARLOUR_WEB_DIR": ("web_dir", _path),
+    "PARLOUR_REDIS_URL": ("redis_url", _text),
+    "PARLOUR_REDIS_CLUSTER": ("redis_cluster", _text),
+    "PARLOUR_REPLICA_ACKS": ("replica_acks", _count),
+    "PARLOUR_DATA_DIR": ("data_dir", _path),
+    "PARLOUR_KEY_PREFIX": ("key_prefix", _text),
+    "PARLOUR_ADMIN_KEY": ("admin_key", _text),
+    "PARLOUR_LOG_LEVEL": ("log_level", lambda text, name: text.lower()),
+    "PARLOUR_METRICS_PORT": ("metrics_port", _port),
+    "PARLOUR_RULES": ("rules_pins", _pins),
+    "PARLOUR_WORKERS": ("workers", _workers),
+}
