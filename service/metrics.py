@@ -48,6 +48,7 @@ __all__ = [
     "clock_timeout",
     "command",
     "open_stream",
+    "redis_append_batch",
     "redis_call",
     "redis_error",
     "render",
@@ -101,6 +102,11 @@ REDIS_SECONDS = Histogram(
     "PIPELINE and their names (PIPELINE EVALSHA+WAIT).",
     ["command"],
     buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5),
+)
+REDIS_APPEND_BATCH = Histogram(
+    "parlour_redis_append_batch_size",
+    "Appends sent to one Redis node together in one round trip (group commit): 1 when none other was waiting.",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128),
 )
 REDIS_ERRORS = Counter("parlour_redis_errors", "Redis commands that failed, by error class.", ["error"])
 REDIS_PING = Gauge(
@@ -194,6 +200,11 @@ def redis_call(name: str, seconds: float) -> None:
     if timed is None:
         timed = _REDIS_TIMES[name] = REDIS_SECONDS.labels(name.upper())
     timed.observe(seconds)
+
+
+def redis_append_batch(size: int) -> None:
+    """``size`` appends went to a Redis node together, in one round trip."""
+    REDIS_APPEND_BATCH.observe(size)
 
 
 def redis_error(error: BaseException) -> None:

@@ -2,8 +2,10 @@
 same connection (WAIT counts the replicas that hold this connection's writes, so it must follow the write
 on the connection that made it).
 
-On a single Redis both go in one pipeline; on a cluster both go to the master of the script's slot in one
-batch on one of its connections. Either way the acknowledgement costs one round trip, not two.
+On a single Redis the script and its WAIT go in one pipeline; on a cluster both go to the master of the
+script's slot in one batch on one of its connections. Either way the acknowledgement costs one round trip,
+not two. :meth:`ScriptRunner.batch` sends several runs of the script the same way, in one round trip to one
+node with one WAIT after them all (the group commit of :mod:`service.store.batching`).
 """
 
 from __future__ import annotations
@@ -27,15 +29,21 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.store.connection import RedisClient, learn_slots
+from service.store.connection import RedisClient, closed_as_connection_error, learn_slots
 from service.store.failures import StoreUnavailableError
 
-__all__ = ["ScriptRunner"]
+__all__ = ["Call", "ScriptRunner"]
 
 #: What a client is told when its command is in Redis but not yet on enough replicas.
 NOT_REPLICATED = (
     "the command was stored but not copied to enough Redis replicas in time; send it again with the same command id"
 )
+
+
+#: One run of the script: its keys and its arguments.
+Call = tuple[Sequence[str], Sequence[Any]]
+#: Replies of a cluster node that no longer serves a slot (a failover): the script did not run.
+_MOVED = (MovedError, AskError, ClusterDownError, TryAgainError)
 
 
 class ScriptRunner:
@@ -53,18 +61,72 @@ class ScriptRunner:
         """The script's reply (after the replicas acknowledged, when asked)."""
         if self._acks <= 0:
             return await self._script(keys=list(keys), args=list(args))
-        commands = [("EVALSHA", self._script.sha, len(keys), *keys, *args), ("WAIT", self._acks, self._timeout_ms)]
-        replies = await self._batch(keys[0], commands)
-        if isinstance(replies[0], NoScriptError):  # the server restarted or failed over: load it, once
-            await self._redis.script_load(self._script.script)
-            replies = await self._batch(keys[0], commands)
-        for reply in replies:
-            if isinstance(reply, Exception):
-                raise reply
-        reply, acked = replies
-        if int(acked) < self._acks:
-            raise StoreUnavailableError(NOT_REPLICATED)
+        (reply,) = await self.batch(await self.node_of(keys[0]), [(keys, args)])
+        if isinstance(reply, Exception):
+            raise reply
         return reply
+
+    async def node_of(self, key: str) -> ClusterNode | None:
+        """Where a run on ``key`` goes: on a cluster, the master of its slot (StoreUnavailableError when the
+        client knows none, even after reading the slots again); on a single Redis, None (that Redis)."""
+        if isinstance(self._redis, RedisCluster):
+            return await self._master_of(key)
+        return None
+
+    async def batch(self, node: ClusterNode | None, calls: Sequence[Call]) -> list[Any]:
+        """Run the script once per call, in order, each run its own atomic script, in one round trip to
+        ``node`` (from :meth:`node_of`), with one WAIT after them all when acks are asked. Returns, per call,
+        its reply or the error that is its alone: a script Redis does not know (it restarted or failed over)
+        is loaded and the runs it refused are sent again; a run on a slot that moved (a failover) is
+        StoreUnavailableError once the client has learnt the slots again; when fewer replicas than asked
+        acknowledged, every run that replied is StoreUnavailableError. Raises StoreUnavailableError when the
+        connection fails: then each run may or may not have happened."""
+        replies = await self._send(node, calls)
+        refused = [i for i, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if refused:
+            await self._redis.script_load(self._script.script)
+            for i, reply in zip(refused, await self._send(node, [calls[i] for i in refused]), strict=True):
+                replies[i] = reply
+        return replies
+
+    async def _send(self, node: ClusterNode | None, calls: Sequence[Call]) -> list[Any]:
+        """One round trip: the runs, then WAIT when acks are asked; a reply or an error per run."""
+        commands: list[tuple[Any, ...]] = [("EVALSHA", self._script.sha, len(k), *k, *a) for k, a in calls]
+        if self._acks > 0:
+            commands.append(("WAIT", self._acks, self._timeout_ms))
+        replies = await self._round_trip(node, calls[0][0][0], commands)
+        if self._acks <= 0:
+            return replies
+        *replies, acked = replies
+        if isinstance(acked, Exception) or int(acked) < self._acks:
+            return [reply if isinstance(reply, Exception) else _not_replicated(acked) for reply in replies]
+        return replies
+
+    async def _round_trip(self, node: ClusterNode | None, key: str, commands: list[tuple[Any, ...]]) -> list[Any]:
+        """Send ``commands`` together on one connection (to ``node`` on a cluster, which holds ``key``);
+        their replies or errors, in order."""
+        if node is None:
+            try:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for command in commands:
+                        pipe.execute_command(*command)
+                    return list(await closed_as_connection_error(pipe.execute(raise_on_error=False)))
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                raise StoreUnavailableError() from error
+        batch = [PipelineCommand(i, *command) for i, command in enumerate(commands)]
+        try:
+            await node.execute_pipeline(batch)
+        except (RedisConnectionError, RedisTimeoutError, OSError, AttributeError) as error:
+            # AttributeError: the client's topology refresh closed this connection under us (redis-py then
+            # finds its writer gone). Either way the runs may or may not have happened: retrying an append
+            # with the same command id is safe.
+            await self._refresh(key)
+            raise StoreUnavailableError() from error
+        results = [command.result for command in batch]
+        if any(isinstance(result, _MOVED) for result in results):
+            await self._refresh(key)  # the slot moved (a failover): learn the new master; a retry goes there
+            results = [_moved(result) if isinstance(result, _MOVED) else result for result in results]
+        return results
 
     async def _refresh(self, key: str) -> None:
         """Let the cluster client learn the slots again (after a failover): one command on ``key`` through
@@ -86,25 +148,17 @@ class ScriptRunner:
         except (RedisClusterException, RedisError, OSError) as error:
             raise StoreUnavailableError() from error
 
-    async def _batch(self, key: str, commands: list[tuple[Any, ...]]) -> list[Any]:
-        """Send ``commands`` together on one connection to the node holding ``key``; replies or errors."""
-        if isinstance(self._redis, RedisCluster):
-            node = await self._master_of(key)
-            batch = [PipelineCommand(i, *command) for i, command in enumerate(commands)]
-            try:
-                await node.execute_pipeline(batch)
-            except (RedisConnectionError, RedisTimeoutError, OSError, AttributeError) as error:
-                # AttributeError: the client's topology refresh closed this connection under us (redis-py
-                # then finds its writer gone). Either way the append may or may not have run: retrying
-                # with the same command id is safe.
-                await self._refresh(key)
-                raise StoreUnavailableError() from error
-            results = [command.result for command in batch]
-            if any(isinstance(r, (MovedError, AskError, ClusterDownError, TryAgainError)) for r in results):
-                await self._refresh(key)  # the slot moved (a failover): learn the new master, then retry
-                raise StoreUnavailableError()
-            return results
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            return list(await pipe.execute(raise_on_error=False))
+
+def _not_replicated(acked: Any) -> StoreUnavailableError:
+    """The error of a run that replied when WAIT answered ``acked`` (too few replicas, or its own error)."""
+    error = StoreUnavailableError(NOT_REPLICATED)
+    if isinstance(acked, Exception):
+        error.__cause__ = acked
+    return error
+
+
+def _moved(reply: Exception) -> StoreUnavailableError:
+    """The error of a run a cluster node refused because the slot is no longer its own."""
+    error = StoreUnavailableError()
+    error.__cause__ = reply
+    return error

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any, cast
 
 from service.store.acks import ScriptRunner
+from service.store.batching import GroupCommit
 from service.store.connection import RedisClient
 from service.store.entries import Entries, parse_entry
 from service.store.index import GameIndex, both_name
@@ -64,16 +65,20 @@ class RedisEventStore:
         replica_ack_timeout_ms: int = 2000,
         live_gives_way: Callable[[], Awaitable[None]] | None = None,
         watch_outage_s: float = OUTAGE_S,
+        group_commit: bool = True,
     ) -> None:
         """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests).
         With ``replica_acks`` an append returns only once that many replicas hold it (else it raises
         StoreUnavailableError after ``replica_ack_timeout_ms``; the append itself may have happened).
         ``live_gives_way`` is awaited by the live tails' fan-out before it wakes each slice of watchers.
-        ``watch_outage_s``: how long live tails wait for an unreachable Redis before their streams end."""
+        ``watch_outage_s``: how long live tails wait for an unreachable Redis before their streams end.
+        With ``group_commit`` (the default) appends ready at the same time share round trips to Redis (see
+        :class:`~service.store.batching.GroupCommit`); without it each append is a round trip of its own."""
         self._redis = client
         self._keys = keys or Keys()
         script = client.register_script(_APPEND)
-        self._append = ScriptRunner(client, script, replica_acks, replica_ack_timeout_ms)
+        runner = ScriptRunner(client, script, replica_acks, replica_ack_timeout_ms)
+        self._append: ScriptRunner | GroupCommit = GroupCommit(runner) if group_commit else runner
         self._replace = client.register_script(_REPLACE)
         self._claim = client.register_script(_CLAIM)
         self._clock_ms = clock_ms

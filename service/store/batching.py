@@ -1,0 +1,162 @@
+"""Group commit: appends that become ready while a round trip to their Redis node is in flight go out
+together, in the next round trip to that node.
+
+See :class:`GroupCommit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.asyncio.cluster import ClusterNode
+
+from service import metrics
+from service.store.acks import Call, ScriptRunner
+from service.store.failures import StoreUnavailableError, is_unavailable
+
+__all__ = ["GroupCommit"]
+
+#: At most this many appends go in one round trip ...
+MAX_APPENDS = 128
+#: ... and at most about this many bytes of their arguments (one larger append still goes, alone).
+MAX_BYTES = 1 << 20
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """An append queued behind a round trip in flight: its run of the script, its size, its caller's reply."""
+
+    call: Call
+    size: int
+    reply: asyncio.Future[Any]
+
+
+@dataclass(slots=True)
+class _Lane:
+    """The appends of one Redis node: whether a round trip of theirs is in flight, and those waiting for it."""
+
+    node: ClusterNode | None
+    busy: bool = False
+    queue: deque[_Waiting] = field(default_factory=deque)
+
+
+class GroupCommit:
+    """Runs a :class:`~service.store.acks.ScriptRunner`'s script (the append) for many callers, sharing
+    round trips: a caller gets the same reply, or the same error, as from the runner, but not a round trip of
+    its own when others are ready at the same time.
+
+    - An append with no round trip of appends in flight to its node (on a cluster the master of its first
+      key's slot; else the one Redis) is sent at once, alone, by its caller: no timer, nothing waits.
+    - Appends to a node that has a round trip in flight queue up. When it returns, one task sends them,
+      oldest first, at most :data:`MAX_APPENDS` (and about :data:`MAX_BYTES` of arguments) per round trip,
+      in one pipeline without a transaction (each run is still its own atomic script, with its own expected
+      version, command id and last-event digest), and with one ``WAIT`` after them all when replica
+      acknowledgements are asked; then the next queued batch, until none is left.
+    - Each caller gets its own reply or its own error (a conflict, a duplicate, a forked log refuse only
+      that command). A shortfall of replicas fails the whole batch, and so does a failed connection, as
+      StoreUnavailableError: each append may or may not have happened, and a retry with the same command
+      id is safe. See :meth:`ScriptRunner.batch` for a script Redis lost and for a cluster's failover.
+    - A caller cancelled while its append is queued leaves the batch: it is not sent if it has not been yet
+      (once sent, it may happen; its reply is dropped). Cancelling a caller never fails another's append.
+    """
+
+    def __init__(self, runner: ScriptRunner) -> None:
+        """Batch the runs of ``runner``'s script."""
+        self._runner = runner
+        self._lanes: dict[str, _Lane] = {}
+        self._senders: set[asyncio.Task[None]] = set()  # referenced while they run
+
+    async def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """The script's reply for ``keys`` and ``args`` (after the replicas acknowledged, when asked)."""
+        node = await self._runner.node_of(keys[0])
+        name = "" if node is None else node.name
+        lane = self._lanes.get(name)
+        if lane is None:
+            lane = self._lanes[name] = _Lane(node)
+        lane.node = node  # the newest client object for that node (the client replaces them on a failover)
+        if lane.busy:
+            waiting = _Waiting((keys, args), _size(args), asyncio.get_running_loop().create_future())
+            lane.queue.append(waiting)
+            return await waiting.reply
+        lane.busy = True
+        try:
+            metrics.redis_append_batch(1)
+            return await self._runner(keys, args)
+        finally:
+            self._next(lane)
+
+    def _next(self, lane: _Lane) -> None:
+        """A round trip of ``lane``'s is over: send what queued behind it, or leave the lane idle."""
+        if not lane.queue:
+            lane.busy = False
+            return
+        sender = asyncio.get_running_loop().create_task(self._send_queued(lane))
+        self._senders.add(sender)
+        sender.add_done_callback(self._senders.discard)
+
+    async def _send_queued(self, lane: _Lane) -> None:
+        """Send ``lane``'s queue, a batch per round trip, until it is empty; then leave the lane idle."""
+        batch: list[_Waiting] = []
+        try:
+            while batch := _take(lane.queue):
+                metrics.redis_append_batch(len(batch))
+                for waiting, outcome in zip(batch, await self._run(lane.node, batch), strict=True):
+                    _answer(waiting, outcome)
+        except BaseException as error:  # cancelled (the loop is closing) or a bug: no caller waits forever
+            for waiting in [*batch, *lane.queue]:
+                _answer(waiting, StoreUnavailableError() if isinstance(error, asyncio.CancelledError) else error)
+            lane.queue.clear()
+            raise
+        finally:
+            lane.busy = False
+
+    async def _run(self, node: ClusterNode | None, batch: list[_Waiting]) -> list[Any]:
+        """Each append's reply or error; a batch of one is sent as the runner sends a single append."""
+        try:
+            if len(batch) == 1:
+                return [await self._runner(*batch[0].call)]
+            return await self._runner.batch(node, [waiting.call for waiting in batch])
+        except Exception as error:
+            return [_unavailable(error) for _ in batch] if is_unavailable(error) else [error] * len(batch)
+
+
+def _take(queue: deque[_Waiting]) -> list[_Waiting]:
+    """The next batch from ``queue``: the oldest appends whose callers still wait, within the limits."""
+    batch: list[_Waiting] = []
+    size = 0
+    while queue and len(batch) < MAX_APPENDS:
+        waiting = queue[0]
+        if waiting.reply.done():  # its caller was cancelled
+            queue.popleft()
+            continue
+        if batch and size + waiting.size > MAX_BYTES:
+            break
+        batch.append(queue.popleft())
+        size += waiting.size
+    return batch
+
+
+def _answer(waiting: _Waiting, outcome: Any) -> None:
+    """Give a waiting caller its reply, or its error (unless it stopped waiting)."""
+    if waiting.reply.done():
+        return
+    if isinstance(outcome, BaseException):
+        waiting.reply.set_exception(outcome)
+    else:
+        waiting.reply.set_result(outcome)
+
+
+def _unavailable(error: Exception) -> StoreUnavailableError:
+    """A caller's own StoreUnavailableError for a batch that failed with ``error`` (its sentence kept)."""
+    own = StoreUnavailableError(*error.args) if isinstance(error, StoreUnavailableError) else StoreUnavailableError()
+    own.__cause__ = error
+    return own
+
+
+def _size(args: Sequence[Any]) -> int:
+    """About how many bytes ``args`` take on the wire."""
+    return sum(len(arg) if isinstance(arg, (bytes, str)) else 8 for arg in args)
