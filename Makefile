@@ -40,18 +40,15 @@ $(VENV)/.installed: pyproject.toml proto/pyproject.toml clients/python/pyproject
 	touch $@
 
 # Generated code is never committed and never edited: it is made here from proto/ whenever a .proto
-# file is newer than the last generation, into proto/parlour/v1 beside the .proto files (the package
-# directory of parlour-protocol, installed in editable mode). Everything there but the .proto files is
-# generated (and ignored by git).
+# file (or the recipe) is newer than the last generation, into proto/parlour/v1 beside the .proto files
+# (the package directory of parlour-protocol, installed in editable mode). Everything there but the .proto
+# files is generated (and ignored by git). proto/codegen.py is the one recipe: building the wheel
+# (proto/setup.py) runs it too, so the editable install and the wheel hold the same files.
 proto: $(GEN)/.generated
-$(GEN)/.generated: $(PROTOS) $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV)/.installed
+$(GEN)/.generated: $(PROTOS) proto/codegen.py $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV)/.installed
 	rm -rf $(OLD_GEN)
-	find $(GEN) -mindepth 1 -maxdepth 1 ! -name '*.proto' -exec rm -rf {} +
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto -I$(GOOGLEAPIS) \
-	  --python_out=proto --grpc_python_out=proto --mypy_out=proto --mypy_grpc_out=proto \
-	  --include_source_info --descriptor_set_out=$(GEN)/descriptors.binpb $(PROTOS) > $(VENV)/protoc.log 2>&1 \
-	  || { cat $(VENV)/protoc.log; exit 1; }
-	touch $(GEN)/__init__.py $(GEN)/py.typed $@
+	$(BIN)/python proto/codegen.py proto > $(VENV)/protoc.log 2>&1 || { cat $(VENV)/protoc.log; exit 1; }
+	touch $@
 
 run: install
 	$(BIN)/parlour serve $(ARGS)
