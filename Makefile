@@ -21,6 +21,19 @@ GOOGLEAPIS := third_party/googleapis
 # The browser the web page's tests drive (Debian's package by default).
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# What `buf breaking` (in `make lint`) compares the contract in the working tree with, so that a change
+# that breaks existing clients cannot land by accident (additive changes, new fields or calls, pass):
+# - the last release: the newest tag v* that HEAD descends from. Everything changed since the release must
+#   keep that release's clients working.
+# - until there is a release tag, the contract before this work: on main (or any commit main contains),
+#   the first parent of HEAD, i.e. main before its last merge or commit (so a merged branch is checked as a
+#   whole, and the fields the last commit itself adds are additive and pass); on a branch, its merge base
+#   with main (the whole branch and what is not committed yet). Without a local main, HEAD~1.
+# It reads only the local git history (offline; a fresh clone has it, a clone of depth 1 does not).
+# Override it with any git ref, e.g. make lint BREAKING_AGAINST=main
+BREAKING_AGAINST ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/dev/null \
+  || { base=$$(git merge-base HEAD main 2>/dev/null) && [ "$$base" != "$$(git rev-parse HEAD)" ] && echo $$base; } \
+  || echo HEAD~1)
 # Space-separated extra arguments for `make run`, e.g. make run ARGS="--redis redis://localhost:6379/0"; it
 # serves in one process unless they say otherwise (ARGS="--workers 4": four processes sharing the ports).
 ARGS   ?=
@@ -41,18 +54,15 @@ $(VENV)/.installed: pyproject.toml proto/pyproject.toml clients/python/pyproject
 	touch $@
 
 # Generated code is never committed and never edited: it is made here from proto/ whenever a .proto
-# file is newer than the last generation, into proto/parlour/v1 beside the .proto files (the package
-# directory of parlour-protocol, installed in editable mode). Everything there but the .proto files is
-# generated (and ignored by git).
+# file (or the recipe) is newer than the last generation, into proto/parlour/v1 beside the .proto files
+# (the package directory of parlour-protocol, installed in editable mode). Everything there but the .proto
+# files is generated (and ignored by git). proto/codegen.py is the one recipe: building the wheel
+# (proto/setup.py) runs it too, so the editable install and the wheel hold the same files.
 proto: $(GEN)/.generated
-$(GEN)/.generated: $(PROTOS) $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV)/.installed
+$(GEN)/.generated: $(PROTOS) proto/codegen.py $(wildcard $(GOOGLEAPIS)/google/api/*.proto) $(VENV)/.installed
 	rm -rf $(OLD_GEN)
-	find $(GEN) -mindepth 1 -maxdepth 1 ! -name '*.proto' -exec rm -rf {} +
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto -I$(GOOGLEAPIS) \
-	  --python_out=proto --grpc_python_out=proto --mypy_out=proto --mypy_grpc_out=proto \
-	  --include_source_info --descriptor_set_out=$(GEN)/descriptors.binpb $(PROTOS) > $(VENV)/protoc.log 2>&1 \
-	  || { cat $(VENV)/protoc.log; exit 1; }
-	touch $(GEN)/__init__.py $(GEN)/py.typed $@
+	$(BIN)/python proto/codegen.py proto > $(VENV)/protoc.log 2>&1 || { cat $(VENV)/protoc.log; exit 1; }
+	touch $@
 
 run: install
 	$(BIN)/parlour serve --workers 1 $(ARGS)
@@ -74,6 +84,9 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/buf lint
+	@git rev-parse -q --verify "$(BREAKING_AGAINST)^{commit}" >/dev/null || { echo "buf breaking: \
+	  $(BREAKING_AGAINST) is not in this clone's history (a shallow clone? git fetch --unshallow)"; exit 1; }
+	$(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'
 
 format: install
 	$(BIN)/ruff check --fix .

@@ -117,3 +117,22 @@ async def test_the_server_parses_redis_replies_in_c(tmp_path: Path) -> None:
         await redis.client.connection_pool.release(connection)
     finally:
         await redis.close()
+
+
+def test_the_generated_code_is_what_the_one_recipe_makes(tmp_path: Path) -> None:
+    """proto/codegen.py is the one recipe for the generated code: what it writes now is, file for file and
+    byte for byte, what the editable install holds (made by `make proto`); building the wheel runs it too
+    (proto/setup.py), so the wheel holds the same files."""
+    result = _run(sys.executable, "proto/codegen.py", str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    made = {p.name: p.read_bytes() for p in (tmp_path / "parlour" / "v1").iterdir() if p.suffix != ".proto"}
+    installed = {
+        p.name: p.read_bytes()
+        for p in (ROOT / "proto" / "parlour" / "v1").iterdir()
+        if p.is_file() and p.suffix != ".proto" and p.name != ".generated"
+    }
+    assert {name for name in made if name.endswith(".pyi")} >= {"game_pb2.pyi", "game_service_pb2_grpc.pyi"}
+    assert sorted(made) == sorted(installed)
+    assert [name for name in made if made[name] != installed[name]] == []
+    setup = (ROOT / "proto" / "setup.py").read_text()
+    assert "from codegen import generate" in setup and "grpc_tools" not in setup
