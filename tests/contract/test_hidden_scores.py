@@ -56,6 +56,7 @@ async def test_a_scored_voyage_gives_no_other_seats_dial_away(app: App, channels
 # doubloons of other seats), not the final dials. The service shows them (GetGame and GetView results,
 # the game_finished event), and so do the views once the game is over and the last voyage's score event.
 
+
 async def _kept_hidden_to_the_end(app: App, name: str) -> tuple[PlayedGame, dict[int, int]]:
     """A Libertalia game with hidden scores and keep_hidden_after_end, played to its end, and the final
     score of each seat (the server's own, unredacted game_finished event)."""
