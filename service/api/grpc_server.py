@@ -114,9 +114,13 @@ class GameServicer(pb_grpc.GameServiceServicer):
         so the handler wrappers and the error mapping wrap the stream once instead of once per reply."""
         seat = _optional(request, "seat")
         if request.stream_ticket:
-            replies = self._tickets.watch(request.game_id, request.from_version, seat, request.stream_ticket)
+            replies = self._tickets.watch(
+                request.game_id, request.from_version, seat, request.stream_ticket, by_command=request.by_command
+            )
         else:
-            replies = self._games.watch_replies(request.game_id, request.from_version, seat, _token(context))
+            replies = self._games.watch_replies(
+                request.game_id, request.from_version, seat, _token(context), by_command=request.by_command
+            )
         with self._stalls.watching() as writer:
             async for reply in replies:
                 await writer.send(context.write, reply)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from parlour.v1 import game_service_pb2
 from service.app.events import client_event, sent_whole
@@ -20,7 +20,7 @@ from service.store.port import StoredEvent
 
 __all__ = ["CommandsFirst", "Deliveries"]
 
-_Key = tuple[str, int, int, bool]
+_Key = tuple[str, int, int, int, bool]
 
 
 class Deliveries:
@@ -36,13 +36,31 @@ class Deliveries:
         """The reply carrying ``stored`` as ``seat`` (None: a spectator) sees it in the game ``record``
         describes. Shared with every watcher of the same audience: callers must not change it."""
         whole = sent_whole(record, stored)  # the after-the-end rule (the final event of a public game)
-        key = (record.game_id, stored.version, -1 if seat is None else seat, whole)
+        key = (record.game_id, stored.version, 0, -1 if seat is None else seat, whole)
         reply = self._replies.get(key)
         if reply is None:
             event = client_event(record.game, stored, seat, finished=whole)
-            reply = self._replies[key] = game_service_pb2.WatchGameResponse(event=event)
-            if len(self._replies) > self._capacity:
-                self._replies.popitem(last=False)
+            reply = self._keep(key, game_service_pb2.WatchGameResponse(event=event, version=stored.version))
+        return reply
+
+    def command_reply(
+        self, record: GameRecord, command: Sequence[StoredEvent], seat: int | None
+    ) -> game_service_pb2.WatchGameResponse:
+        """The reply carrying every event of ``command`` (consecutive events of one command) as ``seat`` sees
+        them; shared like :meth:`reply`."""
+        first, last = command[0], command[-1]
+        whole = sent_whole(record, last)
+        key = (record.game_id, first.version, last.version, -1 if seat is None else seat, whole)
+        reply = self._replies.get(key)
+        if reply is None:
+            events = [client_event(record.game, e, seat, finished=sent_whole(record, e)) for e in command]
+            reply = self._keep(key, game_service_pb2.WatchGameResponse(events=events, version=last.version))
+        return reply
+
+    def _keep(self, key: _Key, reply: game_service_pb2.WatchGameResponse) -> game_service_pb2.WatchGameResponse:
+        self._replies[key] = reply
+        if len(self._replies) > self._capacity:
+            self._replies.popitem(last=False)
         return reply
 
     def __len__(self) -> int:

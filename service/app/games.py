@@ -575,19 +575,20 @@ class Games:
             yield reply.event
 
     async def watch_replies(
-        self, game_id: str, from_version: int, seat: int | None, token: str | None
+        self, game_id: str, from_version: int, seat: int | None, token: str | None, *, by_command: bool = False
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
-        """:meth:`watch` as WatchGame replies, each built once per audience (see service.app.fanout) and
-        shared by every watcher of that audience: do not change them. A withheld game is watched by its own
-        seats only (see :meth:`_readable`)."""
+        """:meth:`watch` as WatchGame replies (with ``by_command``, one reply per command carrying all its
+        events), each built once per audience (see service.app.fanout) and shared by every watcher of that
+        audience: do not change them. A withheld game is watched by its own seats only (see
+        :meth:`_readable`)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         await self._readable(game_id, seat, token)
-        async for reply in self.watch_checked(game_id, from_version, seat):
+        async for reply in self.watch_checked(game_id, from_version, seat, by_command=by_command):
             yield reply
 
     async def watch_checked(
-        self, game_id: str, from_version: int, seat: int | None
+        self, game_id: str, from_version: int, seat: int | None, *, by_command: bool = False
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """As :meth:`watch_replies`, for a reader whose right to watch as ``seat`` the caller has checked (a
         stream ticket, which only a seat's token gets; the server's own tournament scheduler)."""
@@ -595,6 +596,10 @@ class Games:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         record = await self._record(game_id, fresh=True)
         if record.finished and max(from_version, 1) > record.version:
+            return
+        if by_command:
+            async for command in self._store.tail_commands(game_id, from_version):
+                yield self._deliveries.command_reply(record, command, seat)
             return
         async for stored in self._store.tail(game_id, from_version):
             yield self._deliveries.reply(record, stored, seat)

@@ -38,7 +38,7 @@ class StreamTickets:
         return ticket, self._now_ms() + self._ttl_ms
 
     async def watch(
-        self, game_id: str, from_version: int, seat: int | None, ticket: str
+        self, game_id: str, from_version: int, seat: int | None, ticket: str, *, by_command: bool = False
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         """The seat's events from ``from_version`` on, as :meth:`Games.watch_replies`, opened with a ticket that is
         used up by this call. auth/bad_ticket if the ticket is unknown, used, expired or for another seat
@@ -51,5 +51,5 @@ class StreamTickets:
                 "auth/bad_ticket",
                 "the stream ticket is unknown, used, expired or for another seat: ask CreateStreamTicket for a new one",
             )
-        async for reply in self._games.watch_checked(game_id, from_version, seat):
+        async for reply in self._games.watch_checked(game_id, from_version, seat, by_command=by_command):
             yield reply

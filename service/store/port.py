@@ -155,6 +155,11 @@ class EventStore(Protocol):
         and no duplicate; ends after an event marked ``final``."""
         ...
 
+    def tail_commands(self, game_id: str, from_version: int) -> AsyncIterator[list[StoredEvent]]:
+        """As :meth:`tail`, the events of each command (and of the setup) together, one list per command, in
+        order (the first list may start inside a command when ``from_version`` does)."""
+        ...
+
     async def find_command(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
         """The (digest, first, last) recorded for a command id in this game, or None if it is new."""
         ...

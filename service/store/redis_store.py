@@ -186,6 +186,10 @@ class RedisEventStore:
         """History from ``from_version``, then live events through this process's one reader per game."""
         return self._hub.tail(game_id, from_version)
 
+    def tail_commands(self, game_id: str, from_version: int) -> AsyncIterator[list[StoredEvent]]:
+        """The same, a command's events together (see :meth:`TailHub.tail_commands`)."""
+        return self._hub.tail_commands(game_id, from_version)
+
     async def find_command(self, game_id: str, command_id: str) -> tuple[str, int, int] | None:
         """HGET on the command-id hash."""
         raw = cast(bytes | None, await self._redis.hget(self._keys.commands(game_id), command_id))

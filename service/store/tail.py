@@ -209,6 +209,21 @@ class _GameReader:
             watcher.wake.set()
 
 
+def _by_command(events: list[StoredEvent], *, whole: bool) -> tuple[list[list[StoredEvent]], list[StoredEvent]]:
+    """``events`` (consecutive versions) cut into the events of each command (a command's first event
+    carries it; the setup's carry none), and, unless ``whole``, the last command kept back as it may go on
+    in events not read yet: (commands, kept back)."""
+    commands: list[list[StoredEvent]] = []
+    for event in events:
+        if not commands or event.command:
+            commands.append([event])
+        else:
+            commands[-1].append(event)
+    if whole or not commands:
+        return commands, []
+    return commands[:-1], commands[-1]
+
+
 class TailHub:
     """Shares one Redis read among all of this process's watchers of every game."""
 
@@ -248,6 +263,39 @@ class TailHub:
                 for event in await self._next_live(game_id, watcher, cursor.next):
                     yield cursor.passed(event)
                     if event.final:
+                        return
+        finally:
+            metrics.WATCHERS.dec()
+            self._leave(game_id, watcher)
+
+    async def tail_commands(self, game_id: str, from_version: int) -> AsyncIterator[list[StoredEvent]]:
+        """As :meth:`tail`, but the events of each command (and of the setup) together, one list each, in
+        order: a command's events are appended at once, so a live batch ends at a command's end; a page of
+        history that may stop inside a command keeps that command back until the next page."""
+        watcher = await self._join(game_id)
+        cursor = _Cursor(max(from_version, 1))
+        held: list[StoredEvent] = []
+        metrics.WATCHERS.inc()
+        try:
+            while True:
+                page = await self._read(game_id, cursor.next, _PAGE)
+                if page:
+                    cursor.passed(page[-1])
+                commands, held = _by_command(held + page, whole=len(page) < _PAGE)
+                for command in commands:
+                    yield command
+                    if command[-1].final:
+                        return
+                if len(page) < _PAGE:
+                    break
+            while True:
+                live = await self._next_live(game_id, watcher, cursor.next)
+                if live:
+                    cursor.passed(live[-1])
+                commands, _ = _by_command(live, whole=True)
+                for command in commands:
+                    yield command
+                    if command[-1].final:
                         return
         finally:
             metrics.WATCHERS.dec()

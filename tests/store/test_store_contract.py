@@ -377,3 +377,49 @@ async def test_a_stop_between_the_append_and_the_index_is_repaired_on_listing(
     assert [g["game_id"] for g in finished.games] == ["g1"]
     assert running.games == []
     await store.close()
+
+
+async def _command(store: EventStore, game: str, version: int, *payloads: bytes, final: bool = False) -> None:
+    """Append ``payloads`` as one command that names itself (its first event carries the command)."""
+    await store.append(
+        game,
+        events(*payloads),
+        expected_version=version,
+        command_id=uuid.uuid4().hex,
+        digest="d",
+        seat=0,
+        command=b"cmd",
+        final=final,
+    )
+
+
+async def test_a_command_tail_gives_each_commands_events_together_history_then_live(store: EventStore) -> None:
+    """The setup, then each command's events as one list, whether read from the history or live; a tail
+    from inside a command starts with the rest of it; it ends after the final event."""
+    await store.create("g1", {}, events(b"s1", b"s2"))
+    await _command(store, "g1", 2, b"a1", b"a2", b"a3")
+    tail = store.tail_commands("g1", 1)
+    history = [await asyncio.wait_for(anext(tail), 5) for _ in range(2)]
+    await _command(store, "g1", 5, b"b1")
+    await _command(store, "g1", 6, b"c1", b"c2", final=True)
+    live = [command async for command in tail]
+    assert [[e.data for e in command] for command in history + live] == [
+        [b"s1", b"s2"],
+        [b"a1", b"a2", b"a3"],
+        [b"b1"],
+        [b"c1", b"c2"],
+    ]
+    inside = [[e.version for e in command] async for command in store.tail_commands("g1", 4)]
+    assert inside == [[4, 5], [6], [7, 8]]
+
+
+async def test_a_command_tail_keeps_a_command_whole_across_pages_of_history(store: EventStore) -> None:
+    """More history than one read holds: a command cut by the page boundary still comes as one list."""
+    await store.create("g1", {}, events(b"s"))
+    version = 1
+    for n in range(240):
+        await _command(store, "g1", version, *(b"e%d" % i for i in range(3)), final=n == 239)
+        version += 3
+    commands = [command async for command in store.tail_commands("g1", 1)]
+    assert [len(command) for command in commands] == [1] + [3] * 240
+    assert [e.version for command in commands for e in command] == list(range(1, version + 1))

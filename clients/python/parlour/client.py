@@ -193,23 +193,34 @@ class GameClient:
     async def watch(
         self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
     ) -> AsyncIterator[game_pb2.Event]:
-        """Events from ``from_version``, live; ends after a finished game's last event. A stream that ends
-        with UNAVAILABLE (a replica stopped, Redis away) is opened again after the last event received,
-        with a growing pause (at most ``_WATCH_PAUSE_MAX_S``), for as long as the server stays unavailable
-        up to ``WATCH_PATIENCE_S``: longer than a server waits for Redis before ending its streams (15 s),
-        so a watch rides out an outage that ends them. Then, or on any other error, raises ParlourError."""
+        """Events from ``from_version``, live; ends after a finished game's last event (received one message
+        per command, see :meth:`watch_commands`)."""
+        async for command in self.watch_commands(game_id, from_version, seat, token):
+            for event in command:
+                yield event
+
+    async def watch_commands(
+        self, game_id: str, from_version: int = 1, seat: int | None = None, token: str | None = None
+    ) -> AsyncIterator[list[game_pb2.Event]]:
+        """The events of each command (and of the setup) together, from ``from_version``, live, one
+        message per command (``WatchGameRequest.by_command``); ends after a finished game's last event. A
+        stream that ends with UNAVAILABLE (a replica stopped, Redis away) is opened again after the last
+        event received, with a growing pause (at most ``_WATCH_PAUSE_MAX_S``), for as long as the server
+        stays unavailable up to ``WATCH_PATIENCE_S``: longer than a server waits for Redis before ending its
+        streams (15 s), so a watch rides out an outage that ends them. Then, or on any other error, raises
+        ParlourError."""
         version, failures = from_version, 0
         failing_since: float | None = None
         while True:
-            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=version)
+            request = game_service_pb2.WatchGameRequest(game_id=game_id, from_version=version, by_command=True)
             if seat is not None:
                 request.seat = seat
             call = self._stub.WatchGame(request, metadata=self._metadata(token))
             try:
                 async for response in call:
                     failures, failing_since = 0, None
-                    version = response.event.version + 1
-                    yield response.event
+                    version = response.version + 1
+                    yield list(response.events)
                 return
             except grpc.aio.AioRpcError as error:
                 failures += 1

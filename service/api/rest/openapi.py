@@ -17,7 +17,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from parlour.v1 import errors_pb2
 from service.api.rest.routes import Route
 
-__all__ = ["openapi_document"]
+__all__ = ["openapi_document", "served_document"]
 
 Schema = dict[str, Any]
 
@@ -283,3 +283,31 @@ def openapi_document(
             },
         },
     }
+
+
+def served_document() -> Schema:
+    """The document of a server that serves every service of the wire contract with the default limits
+    (what ``/openapi.json`` answers with ``parlour serve``'s defaults): for the documentation site."""
+    import importlib
+    from pathlib import PurePosixPath
+
+    from google.protobuf import descriptor_pool
+
+    from service.api.descriptors import documented_files
+    from service.api.rest.comments import proto_comments
+    from service.api.rest.routes import routes_of
+    from service.app.bounds import request_bounds
+    from service.app.time_control import ClockRange
+
+    for file in documented_files():  # the generated module of each file puts its services in the pool
+        importlib.import_module(f"{file.package}.{PurePosixPath(file.name).stem}_pb2")
+    pool = descriptor_pool.Default()
+    routes = [
+        route
+        for file in documented_files()
+        for service in file.service
+        for route in routes_of(pool.FindServiceByName(f"{file.package}.{service.name}"))
+    ]
+    return openapi_document(
+        routes, title="Parlour", version="v1", comments=proto_comments(), bounds=request_bounds(ClockRange())
+    )

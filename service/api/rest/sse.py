@@ -42,7 +42,7 @@ class Resume:
 
 #: Streams whose replies carry a version, by full rpc name.
 RESUMABLE: dict[str, Resume] = {
-    "parlour.v1.GameService.WatchGame": Resume("from_version", ("event", "version")),
+    "parlour.v1.GameService.WatchGame": Resume("from_version", ("version",)),
     "parlour.v1.TournamentService.WatchTournament": Resume("from_version", ("event", "version")),
 }
 
