@@ -23,7 +23,8 @@ def swagger_page(document_url: str) -> str:
     """A page that renders the OpenAPI document at ``document_url`` with Swagger UI, its files next to it."""
     return f"""<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>Parlour API</title><link rel="stylesheet" href="swagger-ui.css"></head>
+<head><meta charset="utf-8"><title>Parlour API</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="swagger-ui.css"></head>
 <body>
 <div id="ui"></div>
 <script src="swagger-ui-bundle.js"></script>

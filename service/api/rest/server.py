@@ -39,6 +39,7 @@ from service.api.rest.calls import (
     error_body,
 )
 from service.api.rest.comments import proto_comments
+from service.api.rest.docs import SWAGGER_FILES, swagger_file, swagger_page
 from service.api.rest.openapi import openapi_document
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
@@ -268,6 +269,32 @@ class HttpServer:
             self._runner = None
 
 
+def _add_docs(app: web.Application) -> None:
+    """``/docs/``: the OpenAPI document rendered with Swagger UI (its files served beside the page)."""
+    page = swagger_page("/openapi.json")
+
+    async def docs(_: web.Request) -> web.Response:
+        return web.Response(text=page, content_type="text/html")
+
+    async def redirect(_: web.Request) -> web.Response:
+        return web.Response(status=308, headers={"Location": "/docs/"})
+
+    app.router.add_get("/docs", redirect)
+    app.router.add_get("/docs/", docs)
+    for name in SWAGGER_FILES:
+        body, kind = swagger_file(name), "text/css" if name.endswith(".css") else "text/javascript"
+        app.router.add_get(f"/docs/{name}", _fixed(body, kind))
+
+
+def _fixed(body: bytes, content_type: str) -> Handler:
+    """A handler that always answers ``body`` (cacheable: it changes only with the installed package)."""
+
+    async def handler(_: web.Request) -> web.Response:
+        return web.Response(body=body, content_type=content_type, headers={"Cache-Control": "max-age=86400"})
+
+    return handler
+
+
 def build_http_server(
     services: Sequence[tuple[ServiceDescriptor, object]],
     *,
@@ -310,6 +337,7 @@ def build_http_server(
         return web.Response(text=openapi_text, content_type="application/json")
 
     app.router.add_get("/openapi.json", openapi)
+    _add_docs(app)
 
     async def readiness(_: web.Request) -> web.Response:
         serving = ready()
