@@ -64,3 +64,39 @@ async def test_a_tournament_run_over_rest_is_watched_as_resumable_events(
     assert [m.id for m in resumed] == [m.id for m in messages[3:]]
     standings = await api.call("GET", f"/v1/tournaments/{tid}/standings")
     assert standings["standings"] == last["standings"]
+
+
+async def test_a_tournament_plays_every_game_under_the_one_rules_version_it_states(
+    api: JsonClient, server: RunningServer
+) -> None:
+    """A tournament created without a rules version states the current one; one that names an older
+    version plays every game under it (its standings never mix rules)."""
+    admin = {"X-Parlour-Admin-Key": ADMIN_KEY}
+    base = {"game": "libertalia", "tableSize": 2, "format": "TOURNAMENT_FORMAT_ROUND_ROBIN", "rounds": 1}
+    names = [f"rv-{uuid.uuid4().hex[:6]}-{i}" for i in range(2)]
+    async with aiohttp.ClientSession() as session:
+        async with session.post(
+            server.http_url + "/v1/tournaments", json={"settings": {**base, "name": "now"}}, headers=admin
+        ) as r:
+            assert (await r.json())["tournament"]["settings"]["rulesVersion"] == "libertalia/2"
+        settings = {**base, "name": "older", "rulesVersion": "libertalia/1"}
+        async with session.post(server.http_url + "/v1/tournaments", json={"settings": settings}, headers=admin) as r:
+            tournament = (await r.json())["tournament"]
+            assert tournament["settings"]["rulesVersion"] == "libertalia/1"
+            tid = tournament["tournamentId"]
+        for name in names:
+            body = {"botName": name, "botKey": BOT_KEY}
+            async with session.post(f"{server.http_url}/v1/tournaments/{tid}/bots", json=body, headers=admin) as r:
+                assert r.status == 200, await r.text()
+        bots = [
+            asyncio.create_task(run_bot(server.grpc_target, n, BOT_KEY, lambda g: make_bot("random", g), max_games=1))
+            for n in names
+        ]
+        async with session.post(f"{server.http_url}/v1/tournaments/{tid}:start", json={}, headers=admin) as r:
+            assert r.status == 200
+        await asyncio.wait_for(asyncio.gather(*bots), timeout=90)
+        messages = await asyncio.wait_for(_watch(session, f"{server.http_url}/v1/tournaments/{tid}:watch"), 30)
+    games = [json.loads(m.data)["event"]["tableScheduled"]["gameId"] for m in messages if "tableScheduled" in m.data]
+    assert games
+    for game_id in games:
+        assert (await api.call("GET", f"/v1/games/{game_id}"))["game"]["rulesVersion"] == "libertalia/1"

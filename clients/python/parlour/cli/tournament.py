@@ -54,6 +54,13 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
         "is over stays withheld until the deal's last one ends, but the bots may remember the earlier ones",
     )
     create.add_argument("--parallel", type=int, default=0, help="games at once (0: the server's default)")
+    create.add_argument(
+        "--rules",
+        default="",
+        metavar="VERSION",
+        help="the rules version of every game, e.g. oldmen/1 (default: the server's current one, which the "
+        "tournament then states)",
+    )
     create.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     create.set_defaults(run=_create)
     join = actions.add_parser(
@@ -97,6 +104,7 @@ async def _create(args: argparse.Namespace) -> int:
         duplicate_seeds=args.duplicate,
         max_parallel_games=args.parallel,
         options=dict(pair.split("=", 1) for pair in args.option),
+        rules_version=args.rules,
     )
     if args.move_ms:
         settings.time_control.CopyFrom(
