@@ -38,7 +38,7 @@ BREAKING_AGAINST ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/
 # serves in one process unless they say otherwise (ARGS="--workers 4": four processes sharing the ports).
 ARGS   ?=
 
-.PHONY: install proto run test browser lint format bench clean
+.PHONY: install proto run test browser lint format bench clean docs
 
 install: $(VENV)/.installed $(GEN)/.generated $(NODE_BOT)/node_modules/.installed
 
@@ -88,6 +88,11 @@ lint: install
 	  echo "buf breaking --against $(BREAKING_AGAINST)"; $(BIN)/buf breaking --against '.git#ref=$(BREAKING_AGAINST)'; \
 	else echo "buf breaking: SKIPPED, $(BREAKING_AGAINST) is not in this clone's history (a shallow clone? \
 	  git fetch --unshallow)"; fi
+
+# The documentation site (docs/, mkdocs.yml) at http://127.0.0.1:8000/, rebuilt on every change; `make test`
+# builds it strictly (tests/test_docs.py).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 format: install
 	$(BIN)/ruff check --fix .

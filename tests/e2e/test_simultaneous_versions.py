@@ -1,4 +1,5 @@
-"""The README's advice on ``expected_version`` in simultaneous phases: when every seat chooses at once
+"""The documented advice (docs/concepts/commands-and-events.md) on ``expected_version`` in simultaneous
+phases: when every seat chooses at once
 (Libertalia's character selection), commands sent at the same moment with the view's version are refused
 as stale but one, while the same commands sent without it are all applied."""
 

@@ -29,7 +29,8 @@ from tests.e2e.helpers import SeatedGame, auth, seated_game, stub
 from tests.failures.readiness import readyz, until_health
 
 SENTENCE = "the game store is not reachable; retry"
-#: The README says calls fail "within about a second" while Redis is away; the margin is for a loaded
+#: The documentation (docs/operations/durability.md) says calls fail "within about a second" while Redis is
+#: away; the margin is for a loaded
 #: 2-core machine.
 FAIL_FAST_S = 3.0
 GAMES, WATCHERS = 2, 3  # watchers per game, each on a stream of its own

@@ -1,4 +1,5 @@
-"""The resume rule the README gives third-party authors: ``fromVersion`` is where a watch starts, and a
+"""The resume rule the client guide (docs/guides/clients.md) gives third-party authors: ``fromVersion`` is
+where a watch starts, and a
 ``Last-Event-ID`` header (sent by a reconnecting EventSource with the same URL) wins over it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Screenshots the browser tests save under ``test-artifacts/`` (linked from the README, not kept in git).
+"""Screenshots the browser tests save under ``test-artifacts/`` (not kept in git).
 Each is checked to be written by the test that saves it: a file an earlier run left is removed first."""
 
 from __future__ import annotations
