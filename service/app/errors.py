@@ -53,6 +53,8 @@ class ErrorKind:
 ERRORS: dict[str, ErrorKind] = {
     "request/invalid": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
     "request/too_large": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 413),
+    "request/uri_too_long": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 414),
+    "request/headers_too_large": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 431),
     "game/unknown_type": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
     "game/bad_config": ErrorKind(grpc.StatusCode.INVALID_ARGUMENT, 400),
     "game/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),

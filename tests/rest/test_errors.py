@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 import uuid
 from pathlib import Path
@@ -408,6 +410,38 @@ async def test_a_call_while_redis_is_away_is_503_with_a_sentence(tmp_path: Path)
                 redis.start()
     finally:
         redis.kill()
+
+
+async def _raw(server: RunningServer, request: bytes) -> tuple[int, str, dict[str, Any]]:
+    """Send raw bytes to the HTTP port; the status, content type and JSON body of the answer."""
+    host, port = server.http_url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        await writer.drain()
+        head, _, body = (await asyncio.wait_for(reader.read(), 10)).partition(b"\r\n\r\n")
+    finally:
+        writer.close()
+    lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers["Content-Type"], json.loads(body)
+
+
+async def test_requests_the_http_parser_refuses_get_the_tables_json_error(server: RunningServer) -> None:
+    """An over-long request line is 414, an over-long header 431, and unreadable bytes 400, each a JSON
+    ErrorDetail with its reason from the table, never aiohttp's own text, and never the client's bytes."""
+    long_path = b"GET /v1/games/" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    long_header = b"GET /v1/gameTypes HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n"
+    for request, status, reason in [
+        (long_path, 414, "request/uri_too_long"),
+        (long_header, 431, "request/headers_too_large"),
+        (b"\x16\x03\x01 not http at all\r\n\r\n", 400, "request/invalid"),
+    ]:
+        answer, content_type, body = await _raw(server, request)
+        assert (answer, body["reason"]) == (status, reason)
+        assert content_type.startswith("application/json") and "aaaa" not in body["message"]
+        assert "bbbb" not in body["message"]
+        SEEN.add(reason)
 
 
 def test_every_reason_of_the_error_table_was_seen_over_rest() -> None:

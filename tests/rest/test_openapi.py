@@ -61,7 +61,10 @@ def test_the_document_lists_exactly_the_routes_served(server: RunningServer) -> 
     served = {
         (route.method, route.resource.canonical)
         for route in server.app.http.app.router.routes()
-        if route.method != "HEAD" and route.resource is not None and route.resource.canonical not in _NOT_API
+        if route.method != "HEAD"
+        and route.resource is not None
+        and route.resource.canonical not in _NOT_API
+        and not route.resource.canonical.startswith("/docs")  # the document itself, rendered
     }
     assert documented == served
     rpcs = {m.name for service in _SERVICES for m in service.methods if m.name != "Connect"}
@@ -263,7 +266,9 @@ schema = schemathesis.openapi.from_dict(
 
 
 @schema.parametrize()
-@settings(max_examples=_EXAMPLES, deadline=timedelta(seconds=15))
+# Derandomized (examples drawn from a seed fixed per operation, no example database): the suite is the
+# same on every run, so it never fails by chance.
+@settings(max_examples=_EXAMPLES, deadline=timedelta(seconds=15), derandomize=True, database=None)
 def test_no_input_makes_the_server_fail(case: Any, server: RunningServer, finished_game: str, open_game: str) -> None:
     """No request makes the server fail (5xx), every reply is as documented, and every request the document
     allows is taken unless the state of things refuses it (``_STATE_DEPENDENT``). A third of the calls

@@ -230,8 +230,17 @@ def _operation(schemas: _Schemas, route: Route) -> Schema:
         + [dict(header) for header in _HEADERS.get(route.method.full_name, [])],
         "responses": {
             "200": ok,
+            "414": {
+                "description": "request/uri_too_long: the request line (path and query) is over 8 KiB.",
+                "content": {"application/json": {"schema": _ERROR_REF}},
+            },
+            "431": {
+                "description": "request/headers_too_large: a header line is over 8 KiB.",
+                "content": {"application/json": {"schema": _ERROR_REF}},
+            },
             "default": {
-                "description": "An error: the status and reason come from the table in errors.proto.",
+                "description": "An error: the status and reason come from the table in errors.proto (a "
+                "request the HTTP parser cannot read too: request/invalid).",
                 "content": {"application/json": {"schema": _ERROR_REF}},
             },
         },

@@ -41,6 +41,7 @@ from service.api.rest.calls import (
 from service.api.rest.comments import proto_comments
 from service.api.rest.docs import SWAGGER_FILES, swagger_file, swagger_page
 from service.api.rest.openapi import openapi_document
+from service.api.rest.parse_errors import JsonErrorsRunner
 from service.api.rest.routes import Route, decode_request, routes_of
 from service.api.rest.sse import RESUMABLE, FrameCache, resume_request, stream_events
 from service.app.bounds import request_bounds
@@ -251,7 +252,7 @@ class HttpServer:
 
     async def start(self) -> None:
         """Bind and start serving; a port that cannot be bound raises PortUnavailableError."""
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = JsonErrorsRunner(self.app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, ssl_context=self.ssl_context, reuse_port=self.reuse_port)
         try:
