@@ -38,7 +38,7 @@ BREAKING_AGAINST ?= $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' 2>/
 # serves in one process unless they say otherwise (ARGS="--workers 4": four processes sharing the ports).
 ARGS   ?=
 
-.PHONY: install proto run test browser lint format bench clean docs
+.PHONY: install proto run test test-fast browser lint format bench clean docs
 
 install: $(VENV)/.installed $(GEN)/.generated $(NODE_BOT)/node_modules/.installed
 
@@ -69,6 +69,11 @@ run: install
 
 test: install browser
 	PARLOUR_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The engines, the contract of every game and the units: every test that needs no Redis, server, browser or
+# process of its own (tests/conftest.py marks those `services`), in about a minute.
+test-fast: install
+	$(BIN)/python -m pytest -m "not services" -q $(PYTEST_ARGS)
 
 # The web page's tests drive Debian's chromium through Playwright (no browser is downloaded); installed
 # here when missing, so a fresh machine needs nothing by hand.

@@ -41,6 +41,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: Fixtures that start something outside the test's process or thread of work (a Redis, a server, a
+#: browser): a test that uses any of them, directly or through another fixture, is marked ``services``.
+_SERVICE_FIXTURES = frozenset(
+    {"embedded_redis", "redis_cluster", "redis_target", "server", "browser", "chromium", "tmp_path_factory"}
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs services (see ``_SERVICE_FIXTURES``) and every test of a module that
+    starts processes itself (it imports ``subprocess`` or runs servers through ``tests.failures.replicas``)
+    as ``services``: ``make test-fast`` runs the others (the engines, the contract of every game, units),
+    so a new test that starts something can never land in the fast set by being forgotten."""
+    for item in items:
+        module = getattr(item, "module", None)
+        source = getattr(module, "__dict__", {})
+        starts_processes = "subprocess" in source or "serve" in source or "RedisProcess" in source
+        if starts_processes or _SERVICE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)
+
+
 #: The scheme of a test target's pseudo-URL naming a Redis Cluster by its seeds.
 CLUSTER_SCHEME = "redis-cluster://"
 

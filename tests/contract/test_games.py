@@ -28,16 +28,25 @@ class Case:
 
     def __str__(self) -> str:
         options = ",".join(f"{k}={v}" for k, v in self.config.options)
-        return f"{self.game.spec.name}-{self.config.seats}p{'-' + options if options else ''}"
+        return f"{self.game.spec.rules_version}-{self.config.seats}p{'-' + options if options else ''}"
 
 
 def _cases() -> list[Case]:
+    """Every current version at every seat count and every combination of options; an earlier version
+    (whose golden transcript and fingerprint pin it already) at every seat count with the default options
+    and with each other option value."""
     cases = []
     for game in REGISTRY.all():
-        option_values = [[(o.name, v) for v in o.allowed] for o in game.spec.options]
-        for seats in range(game.spec.min_seats, game.spec.max_seats + 1):
-            for combo in itertools.product(*option_values) if option_values else [()]:
-                cases.append(Case(game, game.spec.config(seats, dict(combo))))
+        spec = game.spec
+        current = REGISTRY.current(spec.name) is game
+        option_values = [[(o.name, v) for v in o.allowed] for o in spec.options]
+        combos = list(itertools.product(*option_values)) if current and option_values else [()]
+        for seats in range(spec.min_seats, spec.max_seats + 1):
+            cases += [Case(game, spec.config(seats, dict(combo))) for combo in combos]
+        if not current:
+            for option in spec.options:
+                others = [v for v in option.allowed if v != option.default]
+                cases += [Case(game, spec.config(spec.max_seats, {option.name: v})) for v in others]
     return cases
 
 
