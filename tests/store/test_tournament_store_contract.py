@@ -154,12 +154,26 @@ async def test_a_live_tail_gets_events_from_another_process_as_they_are_appended
 
 
 class RangeCounting:
-    """A Redis client that counts the range reads (XRANGE, XREVRANGE) sent through it; everything else
-    passes through unchanged."""
+    """A Redis client that counts the range reads (XRANGE, XREVRANGE) and the blocking reads (XREAD) sent
+    through it; everything else passes through unchanged."""
 
     def __init__(self, client: aioredis.Redis) -> None:
         self._client = client
         self.range_reads = 0
+        self.blocking_reads = 0
+        self._read_sent = asyncio.Event()
+
+    async def blocking_reads_sent(self, count: int) -> None:
+        """Until ``count`` more XREADs have been sent."""
+        target = self.blocking_reads + count
+        while self.blocking_reads < target:
+            self._read_sent.clear()
+            await self._read_sent.wait()
+
+    async def xread(self, *args: Any, **kwargs: Any) -> Any:
+        self.blocking_reads += 1
+        self._read_sent.set()
+        return await self._client.xread(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -175,8 +189,8 @@ class RangeCounting:
 
 async def test_a_waiting_tail_does_not_read_the_log_again(redis_client: aioredis.Redis, key_prefix: str) -> None:
     """While a tail waits for new events it reads no range of the log (it is woken by the stream, not
-    polling): the store sends no XRANGE in that time. Counted at the store's own client, so other users of
-    the same Redis do not count."""
+    polling): across several rounds of the shared blocking read (XREAD) the store sends no XRANGE. Counted at
+    the store's own client, so other users of the same Redis do not count."""
     counting = RangeCounting(redis_client)
     tournaments = tournament_store(cast(aioredis.Redis, counting), key_prefix)
     try:
@@ -185,9 +199,9 @@ async def test_a_waiting_tail_does_not_read_the_log_again(redis_client: aioredis
         await anext(stream)
         assert counting.range_reads > 0  # the history came through the counted client
         waiting = asyncio.ensure_future(anext(stream))
-        await asyncio.sleep(0.3)  # joined the live read
+        await asyncio.wait_for(counting.blocking_reads_sent(1), 5)  # joined the live read
         before = counting.range_reads
-        await asyncio.sleep(1.0)  # a polling tail reads the log several times in a second
+        await asyncio.wait_for(counting.blocking_reads_sent(3), 5)  # three more rounds of it, each blocking
         assert counting.range_reads == before
         assert not waiting.done()
         await tournaments.append("t9", [b"e2"], expected_version=1, now_ms=2)
