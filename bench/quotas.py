@@ -71,7 +71,7 @@ async def _flood(name: str, seconds: float, call: object) -> Flood:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         try:
-            await call()  # type: ignore[operator]
+            await call()  # type: ignore[operator]  # each call is an async callable of its own signature
             flood.accepted += 1
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:

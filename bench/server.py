@@ -913,7 +913,7 @@ async def profiled_runs(app: App, pool: ProcessPoolExecutor, echo_port: int, sec
     stats.sort_stats("tottime").print_stats(25)
     per_unit = {
         "full": stats.total_calls / moves.units,  # type: ignore[attr-defined]  # set by pstats, not in its stubs
-        "baseline": pstats.Stats(echo).total_calls / calls.units,  # type: ignore[attr-defined]
+        "baseline": pstats.Stats(echo).total_calls / calls.units,  # type: ignore[attr-defined]  # set by pstats, not in its stubs
     }
     return Profiled(out.getvalue(), per_unit)
 

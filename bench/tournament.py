@@ -294,7 +294,7 @@ async def start_bots(server: Server, names: list[str], games_each: int) -> async
 DRIVERS = {"Tournaments.run", "Runner.run", "Runner._watch", "_play_direct", "_watch_to_end"}
 
 
-class _MeteredCoroutine(collections.abc.Coroutine):  # type: ignore[type-arg]
+class _MeteredCoroutine(collections.abc.Coroutine):  # type: ignore[type-arg]  # collections.abc.Coroutine's three type parameters mean nothing to this wrapper
     """A coroutine whose every step adds the event loop thread's CPU time to a :class:`LoopMeter`."""
 
     def __init__(self, coro: Coroutine[Any, Any, Any], meter: LoopMeter) -> None:

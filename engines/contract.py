@@ -337,7 +337,7 @@ def pick_default(commands: Sequence[C], seed: bytes, seat: int, nonce: str) -> C
 
 def rank_by(seats: Sequence[int], key: Mapping[int, K], score: Mapping[int, int]) -> Result:
     """Standings from a sort key per seat (higher is better; equal keys share a rank)."""
-    order = sorted(seats, key=lambda s: key[s], reverse=True)  # type: ignore[arg-type,return-value]
+    order = sorted(seats, key=lambda s: key[s], reverse=True)  # type: ignore[arg-type,return-value]  # sort keys of a game's own type K, which mypy cannot see are comparable
     standings: list[SeatResult] = []
     for index, seat in enumerate(order):
         rank = standings[-1].rank if index and key[seat] == key[order[index - 1]] else index + 1

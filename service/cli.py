@@ -19,7 +19,7 @@ from service.logs import configure_logging
 __all__ = ["register"]
 
 
-def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add the ``serve`` sub-command."""
     parser = commands.add_parser(
         "serve",

@@ -67,7 +67,7 @@ def add_limit_flags(parser: argparse.ArgumentParser) -> None:
     defaults = {f.name: f.default for f in fields(Settings)}
     group = parser.add_argument_group("limits")
     add_key_flag(group)  # type: ignore[arg-type]  # an argument group takes the same add_argument
-    add_export_flag(group)  # type: ignore[arg-type]
+    add_export_flag(group)  # type: ignore[arg-type]  # an argument group takes the same add_argument
     for flag in _FLAGS:
         group.add_argument(
             "--" + flag.field.replace("_", "-"),

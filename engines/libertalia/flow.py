@@ -73,7 +73,7 @@ def _reveal(run: Run) -> None:
 
 
 def _phase(run: Run, phase: Phase, day: int = 0, nymphs: tuple[int, ...] = ()) -> None:
-    started = pb.LibertaliaPhaseStarted(phase=phase.value, day=day, wind_nymph_seats=nymphs)  # type: ignore[arg-type]
+    started = pb.LibertaliaPhaseStarted(phase=phase.value, day=day, wind_nymph_seats=nymphs)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     run.emit(pb.LibertaliaEvent(phase_started=started))
 
 

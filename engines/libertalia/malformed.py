@@ -33,7 +33,7 @@ def commands(state: State) -> list[pb.LibertaliaCommand]:
         c(choose_loot=pb.LibertaliaChooseLoot(loot=map_, count=4)),
         c(choose_loot=pb.LibertaliaChooseLoot(seat=state.seats, loot=map_)),
         c(swap_loot=pb.LibertaliaSwapLoot(today=map_)),
-        c(swap_loot=pb.LibertaliaSwapLoot(next_day=99)),  # type: ignore[arg-type]
+        c(swap_loot=pb.LibertaliaSwapLoot(next_day=99)),  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         c(choose_ability=pb.LibertaliaChooseAbility()),
         c(choose_ability=pb.LibertaliaChooseAbility(rank=5, loot=map_)),
         c(choose_ability=pb.LibertaliaChooseAbility(rank=41)),

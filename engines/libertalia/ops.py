@@ -146,13 +146,13 @@ def move_loot(  # noqa: PLR0917 (a move names its token, count, source and targe
 def effect_pb(effect: Effect) -> pb.LibertaliaEffect:
     """The LibertaliaEffect message of an effect."""
     loot = loot_pb(effect.loot) if effect.loot >= 0 else 0
-    return pb.LibertaliaEffect(seat=effect.seat, rank=effect.rank, loot=loot, timing=TIMING_PB[effect.timing])  # type: ignore[arg-type]
+    return pb.LibertaliaEffect(seat=effect.seat, rank=effect.rank, loot=loot, timing=TIMING_PB[effect.timing])  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def anchor_reward(run: Run, seat: int, doubloons: int, *, rank: int = 0, loot: int = -1, reward: int = 0) -> None:
     """Add ``doubloons`` to ``seat``'s anchor total (netted at scoring), for the anchor ability of
     character ``rank`` or of loot type ``loot``, with the ``reward`` chosen if it was a choice."""
-    event = pb.LibertaliaAnchorReward(seat=seat, rank=rank, reward=reward, doubloons=doubloons)  # type: ignore[arg-type]
+    event = pb.LibertaliaAnchorReward(seat=seat, rank=rank, reward=reward, doubloons=doubloons)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     if loot >= 0:
         event.loot = loot_pb(loot)
     run.emit(pb.LibertaliaEvent(anchor_reward=event))

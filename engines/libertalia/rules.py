@@ -63,8 +63,8 @@ def command_of(option: Option) -> pb.LibertaliaCommand:
         return pb.LibertaliaCommand(swap_loot=swap)
     if kind == "choose_ability":
         loot = loot_pb(args[1]) if args[1] >= 0 else 0
-        return pb.LibertaliaCommand(choose_ability=pb.LibertaliaChooseAbility(rank=args[0], loot=loot))  # type: ignore[arg-type]
-    return pb.LibertaliaCommand(choose_reward=pb.LibertaliaChooseReward(reward=args[0]))  # type: ignore[arg-type]
+        return pb.LibertaliaCommand(choose_ability=pb.LibertaliaChooseAbility(rank=args[0], loot=loot))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
+    return pb.LibertaliaCommand(choose_reward=pb.LibertaliaChooseReward(reward=args[0]))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def check_command(state: State, command: pb.LibertaliaCommand) -> None:
@@ -100,7 +100,7 @@ def decide_run(state: State, seat: int, command: pb.LibertaliaCommand) -> Run:
         assert state.prompt is not None
         resolve(run, state.prompt, (kind, args))
         if not run.events:  # the answer changed nothing: record it, which ends the choice
-            made = pb.LibertaliaChoiceMade(seat=seat, kind=state.prompt.kind)  # type: ignore[arg-type]
+            made = pb.LibertaliaChoiceMade(seat=seat, kind=state.prompt.kind)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
             run.emit(pb.LibertaliaEvent(choice_made=made))
     advance(run)
     return run

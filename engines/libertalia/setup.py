@@ -30,7 +30,7 @@ def start_events(
         rules_version=name,
         seats=seats,
         board=config.option("board"),
-        sides=[pb.LIBERTALIA_SIDE_CALM + side for side in sides],  # type: ignore[misc]
+        sides=[pb.LIBERTALIA_SIDE_CALM + side for side in sides],  # type: ignore[misc]  # protobuf's stubs type enum fields as their ValueType, not int
         reputation=reputation,
         midshipman=seats == 2,
         seed_commitment=commit_seed(seed, name, salt),

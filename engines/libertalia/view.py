@@ -19,11 +19,11 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Libertal
     score dial is shown to all."""
     day = state.rules.timed[DAY]
     result = pb.LibertaliaView(
-        phase=state.phase.value,  # type: ignore[arg-type]
+        phase=state.phase.value,  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         voyage=state.voyage,
         day=state.day,
         days=state.days,
-        sides=[pb.LIBERTALIA_SIDE_CALM + s for s in state.sides],  # type: ignore[misc]
+        sides=[pb.LIBERTALIA_SIDE_CALM + s for s in state.sides],  # type: ignore[misc]  # protobuf's stubs type enum fields as their ValueType, not int
         reputation=state.reputation,
         island=[
             pb.LibertaliaIslandCard(
@@ -65,7 +65,7 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Libertal
         p = state.prompt
         loot = loot_pb(p.loot) if p.loot >= 0 else 0
         result.prompt.CopyFrom(
-            pb.LibertaliaPrompt(seat=p.seat, kind=p.kind, source_rank=p.source, ability_rank=p.ability, loot=loot)  # type: ignore[arg-type]
+            pb.LibertaliaPrompt(seat=p.seat, kind=p.kind, source_rank=p.source, ability_rank=p.ability, loot=loot)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         )
     return result
 

@@ -58,7 +58,7 @@ class Card(NamedTuple):
 
     def to_pb(self) -> pb.OldmenCard:
         """The card as a protobuf message."""
-        return pb.OldmenCard(colour=self.colour, value=self.value)  # type: ignore[arg-type]
+        return pb.OldmenCard(colour=self.colour, value=self.value)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
     @classmethod
     def from_pb(cls, card: pb.OldmenCard) -> Card:
@@ -80,7 +80,7 @@ class Orangutan:
 
     def to_pb(self) -> pb.OldmenOrangutan:
         """The card as a protobuf message."""
-        return pb.OldmenOrangutan(id=self.id, vp=self.vp, needs=self.needs)  # type: ignore[arg-type]
+        return pb.OldmenOrangutan(id=self.id, vp=self.vp, needs=self.needs)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
     @classmethod
     def from_pb(cls, card: pb.OldmenOrangutan) -> Orangutan:

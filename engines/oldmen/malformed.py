@@ -24,7 +24,7 @@ def commands(state: State) -> list[pb.OldmenCommand]:
     c = pb.OldmenCommand
     return [
         c(),
-        c(play_card=pb.OldmenPlayCard(card=pb.OldmenCard(colour=0, value=5))),  # type: ignore[arg-type]
+        c(play_card=pb.OldmenPlayCard(card=pb.OldmenCard(colour=0, value=5))),  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         c(play_card=pb.OldmenPlayCard(card=pb.OldmenCard(colour=pb.OLDMEN_COLOUR_RED, value=11))),
         c(play_card=pb.OldmenPlayCard(card=pb.OldmenCard(colour=pb.OLDMEN_COLOUR_BLUE, value=0))),
         c(play_card=pb.OldmenPlayCard()),

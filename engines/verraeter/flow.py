@@ -57,7 +57,7 @@ def start_draft(chain: Chain) -> None:
     """Shuffle the action cards (the first is the hidden card) and pass the rest to the start player."""
     state = chain.state
     order = Prng(state.seed, "draft", str(state.round)).shuffled(state.actions)
-    shuffled = pb.VerraeterActionCardsShuffled(round=state.round, order=order, count=len(order))  # type: ignore[arg-type]
+    shuffled = pb.VerraeterActionCardsShuffled(round=state.round, order=order, count=len(order))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     chain.emit(pb.VerraeterEvent(action_cards_shuffled=shuffled))
     pass_packet(chain, state.start_seat, tuple(order[1:]))
 
@@ -65,11 +65,11 @@ def start_draft(chain: Chain) -> None:
 def pass_packet(chain: Chain, seat: int, cards: tuple[int, ...]) -> None:
     """Hand the packet to ``seat``; a single card is taken at once (5 seats, no choice left)."""
     if len(cards) == 1:
-        taken = pb.VerraeterActionCardTaken(seat=seat, card=cards[0], forced=True)  # type: ignore[arg-type]
-        chain.emit(pb.VerraeterEvent(packet_passed=pb.VerraeterPacketPassed(seat=seat, cards=cards, count=1)))  # type: ignore[arg-type]
+        taken = pb.VerraeterActionCardTaken(seat=seat, card=cards[0], forced=True)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
+        chain.emit(pb.VerraeterEvent(packet_passed=pb.VerraeterPacketPassed(seat=seat, cards=cards, count=1)))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         chain.emit(pb.VerraeterEvent(action_card_taken=taken))
         return
-    passed = pb.VerraeterPacketPassed(seat=seat, cards=sorted(cards), count=len(cards))  # type: ignore[arg-type]
+    passed = pb.VerraeterPacketPassed(seat=seat, cards=sorted(cards), count=len(cards))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     chain.emit(pb.VerraeterEvent(packet_passed=passed))
 
 
@@ -79,7 +79,7 @@ def pass_packet(chain: Chain, seat: int, cards: tuple[int, ...]) -> None:
 def _reveal(chain: Chain) -> None:
     """Phase 4: reveal, the Traitor switches; if then all share one house, the Diplomat +5 switches (D14)."""
     state = chain.state
-    actions = [pb.VerraeterSeatAction(seat=s, card=p.action) for s, p in enumerate(state.players)]  # type: ignore[arg-type]
+    actions = [pb.VerraeterSeatAction(seat=s, card=p.action) for s, p in enumerate(state.players)]  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     chain.emit(pb.VerraeterEvent(actions_revealed=pb.VerraeterActionsRevealed(actions=actions)))
     _switch(chain, chain.state.holder(_TRAITOR), _TRAITOR)
     houses = {p.house for p in chain.state.players}
@@ -91,7 +91,7 @@ def _switch(chain: Chain, seat: int, because: int) -> None:
     if seat < 0:
         return
     house = other_house(chain.state.players[seat].house)
-    changed = pb.VerraeterAllegianceChanged(seat=seat, house=house, because=because)  # type: ignore[arg-type]
+    changed = pb.VerraeterAllegianceChanged(seat=seat, house=house, because=because)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     chain.emit(pb.VerraeterEvent(allegiance_changed=changed))
 
 
@@ -126,7 +126,7 @@ def _resolve(chain: Chain) -> None:
     resolved = pb.VerraeterConflictResolved(
         eagle_strength=eagle,
         rose_strength=rose,
-        winner=winner,  # type: ignore[arg-type]
+        winner=winner,  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         eagle_position=positions[EAGLE],
         rose_position=positions[ROSE],
         winners=len(fighters),
@@ -144,11 +144,11 @@ def _resolve(chain: Chain) -> None:
         effect = effects.get(player.action)
         if effect and effect.vp:
             reason = _SCORE_REASON.get(player.action, pb.VERRAETER_SCORE_REASON_UNSPECIFIED)
-            scores.append(pb.VerraeterScore(seat=seat, points=effect.vp, reason=reason))  # type: ignore[arg-type]
+            scores.append(pb.VerraeterScore(seat=seat, points=effect.vp, reason=reason))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     if scores:
         chain.emit(pb.VerraeterEvent(points_scored=pb.VerraeterPointsScored(scores=scores)))
     if winner:
-        flipped = pb.VerraeterLandFlipped(position=positions[other_house(winner)], house=winner)  # type: ignore[arg-type]
+        flipped = pb.VerraeterLandFlipped(position=positions[other_house(winner)], house=winner)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         chain.emit(pb.VerraeterEvent(land_flipped=flipped))
 
 
@@ -198,7 +198,7 @@ def _draw(chain: Chain, seat: int, source: int, entitled: int) -> None:
         done = not allowed or not chain.state.discard
         values = chain.state.deck[:take]
         lost = entitled if done else 0
-        drawn = pb.VerraeterCardsDrawn(seat=seat, source=source, values=values, count=take, lost=lost)  # type: ignore[arg-type]
+        drawn = pb.VerraeterCardsDrawn(seat=seat, source=source, values=values, count=take, lost=lost)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         if take or done:
             chain.emit(pb.VerraeterEvent(cards_drawn=drawn))
         if done:

@@ -30,11 +30,11 @@ def commands(state: State) -> list[pb.VerraeterCommand]:
         c(choose_battlefield=pb.VerraeterChooseBattlefield(position=-1)),
         c(choose_battlefield=pb.VerraeterChooseBattlefield(position=ring)),
         c(take_action_card=pb.VerraeterTakeActionCard()),
-        c(take_action_card=pb.VerraeterTakeActionCard(card=999)),  # type: ignore[arg-type]
+        c(take_action_card=pb.VerraeterTakeActionCard(card=999)),  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         c(play_supply=pb.VerraeterPlaySupply(values=[0])),
         c(play_supply=pb.VerraeterPlaySupply(values=[3, -2])),
         c(declare_mercenary=pb.VerraeterDeclareMercenary()),
-        c(declare_mercenary=pb.VerraeterDeclareMercenary(house=77)),  # type: ignore[arg-type]
+        c(declare_mercenary=pb.VerraeterDeclareMercenary(house=77)),  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         c(place_building=pb.VerraeterPlaceBuilding(position=ring, side=estate)),
         c(place_building=pb.VerraeterPlaceBuilding(position=0)),
         c(flip_building=pb.VerraeterFlipBuilding(position=-1)),

@@ -188,7 +188,7 @@ def _flip(state: State, seat: int, command: pb.VerraeterFlipBuilding) -> list[pb
     position = command.position
     _check(_why_not_flip(state, seat, position))
     side = TRADING_POST if state.lands[position].side == ESTATE else ESTATE
-    flipped = pb.VerraeterBuildingFlipped(seat=seat, position=position, side=side)  # type: ignore[arg-type]
+    flipped = pb.VerraeterBuildingFlipped(seat=seat, position=position, side=side)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     return _then_advance(state, pb.VerraeterEvent(building_flipped=flipped))
 
 
@@ -199,7 +199,7 @@ def _pass_build(state: State, seat: int, command: pb.VerraeterPassBuild) -> list
 def _legal_setup(state: State, seat: int) -> list[Command]:
     """Estate under each free land, lowest position first."""
     return [
-        Command(place_building=pb.VerraeterPlaceBuilding(position=p, side=ESTATE))  # type: ignore[arg-type]
+        Command(place_building=pb.VerraeterPlaceBuilding(position=p, side=ESTATE))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         for p in range(state.ring)
         if _why_not_place(state, seat, p, ESTATE) is None
     ]
@@ -214,7 +214,7 @@ def _legal_build(state: State, seat: int) -> list[Command]:
         if _why_not_flip(state, seat, p) is None
     ]
     commands += [
-        Command(place_building=pb.VerraeterPlaceBuilding(position=p, side=side))  # type: ignore[arg-type]
+        Command(place_building=pb.VerraeterPlaceBuilding(position=p, side=side))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         for side in (ESTATE, TRADING_POST)
         for p in range(state.ring)
         if _why_not_place(state, seat, p, side) is None
@@ -267,7 +267,7 @@ def _take(state: State, seat: int, command: pb.VerraeterTakeActionCard) -> list[
 
 
 def _legal_take(state: State, seat: int) -> list[Command]:
-    return [Command(take_action_card=pb.VerraeterTakeActionCard(card=c)) for c in sorted(state.packet)]  # type: ignore[arg-type]
+    return [Command(take_action_card=pb.VerraeterTakeActionCard(card=c)) for c in sorted(state.packet)]  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 # --- supply, mercenary, discard ---------------------------------------------------------------------
@@ -310,7 +310,7 @@ def _legal_declare(state: State, seat: int) -> list[Command]:
     """The seat's own house first."""
     own = state.players[seat].house
     houses = sorted(HOUSES, key=lambda h: h != own)
-    return [Command(declare_mercenary=pb.VerraeterDeclareMercenary(house=h)) for h in houses]  # type: ignore[arg-type]
+    return [Command(declare_mercenary=pb.VerraeterDeclareMercenary(house=h)) for h in houses]  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def _why_not_discard(state: State, seat: int, values: Sequence[int]) -> str | None:

@@ -28,14 +28,14 @@ def start_events(config: GameConfig, seed: bytes, rules: VerraeterRules, salt: b
         seed=seed,
         seed_salt=salt,
         land_types=[t.to_pb() for t in rules.land_types if t.id in types],
-        actions=rules.actions_for(config.flag("mercenary")),  # type: ignore[arg-type]
+        actions=rules.actions_for(config.flag("mercenary")),  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     )
     start = prng.below(seats)
     houses = [EAGLE if (seat - start) % seats % 2 == 0 else ROSE for seat in range(seats)]
-    assigned = pb.VerraeterSeatsAssigned(start_seat=start, houses=houses, strategist_seat=(start + 1) % seats)  # type: ignore[arg-type]
+    assigned = pb.VerraeterSeatsAssigned(start_seat=start, houses=houses, strategist_seat=(start + 1) % seats)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     ring = _ring(lands, config.option("land_layout"), prng)
     laid = pb.VerraeterLandsLaid(
-        lands=[pb.VerraeterLand(position=i, card_id=c.id, type=c.type, house=c.start) for i, c in enumerate(ring)]  # type: ignore[arg-type]
+        lands=[pb.VerraeterLand(position=i, card_id=c.id, type=c.type, house=c.start) for i, c in enumerate(ring)]  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     )
     events = [
         pb.VerraeterEvent(game_started=started),

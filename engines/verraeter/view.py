@@ -43,14 +43,14 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Verraete
     if state.packet_seat >= 0:
         result.packet_seat = state.packet_seat
         if state.packet_seat == seat or reveal:
-            result.packet.extend(sorted(state.packet))  # type: ignore[arg-type]
+            result.packet.extend(sorted(state.packet))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     if state.conflict is not None:
         c = state.conflict
         result.conflict.CopyFrom(
             pb.VerraeterConflictResolved(
                 eagle_strength=c.eagle_strength,
                 rose_strength=c.rose_strength,
-                winner=c.winner,  # type: ignore[arg-type]
+                winner=c.winner,  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
                 eagle_position=c.eagle_position,
                 rose_position=c.rose_position,
                 winners=c.winners,
@@ -66,7 +66,7 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Verraete
         )
         if land.owner >= 0:
             land_view.building_owner = land.owner
-            land_view.building_side = land.side  # type: ignore[assignment]
+            land_view.building_side = land.side  # type: ignore[assignment]  # protobuf's stubs type enum fields as their ValueType, not int
     revealed = state.phase in _REVEALED or reveal
     for s, player in enumerate(state.players):
         seat_view = result.seats.add(
@@ -83,9 +83,9 @@ def view(state: State, seat: int | None, *, reveal: bool = False) -> pb.Verraete
         if s == seat or reveal:
             seat_view.hand.extend(player.hand)
         if player.action and (s == seat or revealed):
-            seat_view.action = player.action  # type: ignore[assignment]
+            seat_view.action = player.action  # type: ignore[assignment]  # protobuf's stubs type enum fields as their ValueType, not int
         if player.action == pb.VERRAETER_ACTION_MERCENARY and state.mercenary_house:
-            seat_view.mercenary_house = state.mercenary_house  # type: ignore[assignment]
+            seat_view.mercenary_house = state.mercenary_house  # type: ignore[assignment]  # protobuf's stubs type enum fields as their ValueType, not int
     return result
 
 

@@ -41,7 +41,7 @@ def _status(error: ServiceError) -> _Status:
 async def abort_with_error(context: grpc.aio.ServicerContext[Any, Any], error: ServiceError) -> None:
     """End the call with ``error``'s status code, reason and sentence (raises, like ``context.abort``)."""
     log.info("request rejected", reason=error.reason)  # never the sentence: it may describe the actor's hand
-    await context.abort_with_status(_status(error))  # type: ignore[arg-type]
+    await context.abort_with_status(_status(error))  # type: ignore[arg-type]  # grpc-status's Status and grpc.aio's expected Status differ only in the stubs
 
 
 _abort = abort_with_error

@@ -114,19 +114,19 @@ class _Reflection:
         if kind == "list_services":
             for name in self._services:
                 response.list_services_response.service.add(name=name)
-            return response  # type: ignore[no-any-return]
+            return response  # type: ignore[no-any-return]  # the reflection protocol module's messages are untyped
         try:
             files = self._lookup(kind, request)
         except KeyError:
             response.error_response.error_code = grpc.StatusCode.NOT_FOUND.value[0]
             response.error_response.error_message = f"{kind}: not found on this server"
-            return response  # type: ignore[no-any-return]
+            return response  # type: ignore[no-any-return]  # the reflection protocol module's messages are untyped
         if kind == "all_extension_numbers_of_type":
             response.all_extension_numbers_response.base_type_name = request.all_extension_numbers_of_type
             response.all_extension_numbers_response.extension_number.extend(files)
         else:
             response.file_descriptor_response.file_descriptor_proto.extend(files)
-        return response  # type: ignore[no-any-return]
+        return response  # type: ignore[no-any-return]  # the reflection protocol module's messages are untyped
 
     def _lookup(self, kind: str | None, request: Any) -> list[Any]:
         pool = self._files.pool

@@ -51,5 +51,5 @@ class SharedReplies:
         """``handler`` of ``method``, with a cached serializer if ``method`` is listed."""
         if method not in self._methods or handler.response_serializer is None:
             return handler
-        shared: Handler = handler._replace(response_serializer=WireCache(handler.response_serializer))  # type: ignore[attr-defined]
+        shared: Handler = handler._replace(response_serializer=WireCache(handler.response_serializer))  # type: ignore[attr-defined]  # grpc's handler is a namedtuple at run time; its stubs omit _replace
         return shared

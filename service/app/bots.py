@@ -62,7 +62,7 @@ class _Session:
     def _done(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            log.warning("bot session failed", bot=self.name, error=loggable(task.exception()))  # type: ignore[arg-type]
+            log.warning("bot session failed", bot=self.name, error=loggable(task.exception()))  # type: ignore[arg-type]  # a done task's exception() is an exception here, never None
             self.ended.set()
 
 
@@ -277,7 +277,7 @@ class Bots:
                 view = await self._games.get_view(game_id, seat, token)
         finally:
             with contextlib.suppress(Exception):
-                await events.aclose()  # type: ignore[attr-defined]
+                await events.aclose()  # type: ignore[attr-defined]  # an AsyncIterator typed stream is an async generator here
         await session.outbox.put(pb.ConnectResponse(game_ended=await self._ended(game_id, seat)))
 
     async def _ended(self, game_id: str, seat: int) -> pb.GameEnded:

@@ -67,7 +67,7 @@ class HouseBots:
             view = view_envelope(game, state, seat, game_id=change.game_id, version=change.version)
             task = asyncio.create_task(self._move(change.game_id, seat, house[seat], view))
             self._inflight[key] = task
-            task.add_done_callback(lambda _, key=key: self._inflight.pop(key, None))  # type: ignore[misc]
+            task.add_done_callback(lambda _, key=key: self._inflight.pop(key, None))  # type: ignore[misc]  # a default argument binds the key per task; mypy flags the lambda's default
 
     async def resume(self, game_id: str) -> None:
         """Make the game's house seats that must act now move (after a restart, for instance)."""

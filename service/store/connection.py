@@ -309,7 +309,7 @@ def open_redis(
         cluster = ClusterClient(startup_nodes=nodes, max_connections=max_connections, **options)
         _use_fast_cluster_connections(cluster)
         # The cluster client has the same command methods as a single-node client.
-        return RedisConnection(client=cluster, url=f"cluster {cluster_seeds}", cluster=True)  # type: ignore[arg-type]
+        return RedisConnection(client=cluster, url=f"cluster {cluster_seeds}", cluster=True)  # type: ignore[arg-type]  # the cluster client has the same command methods as a single-node client
     if url:
         client = MeasuredRedis.from_url(url, max_connections=max_connections, **options)
         _use_fast_connections(client)

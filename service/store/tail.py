@@ -411,7 +411,7 @@ class TailHub:
         return list(by_slot.values())
 
     async def _xread(self, streams: dict[str, bytes | str]) -> list[tuple[bytes, Entries]]:
-        reply = await self._redis.xread(streams, block=_BLOCK_MS, count=_PAGE)  # type: ignore[arg-type]
+        reply = await self._redis.xread(streams, block=_BLOCK_MS, count=_PAGE)  # type: ignore[arg-type]  # redis-py's stubs want a dict of str to str ids; bytes ids are what XREAD gave
         return cast(list[tuple[bytes, Entries]], reply)
 
     def _leave(self, game_id: str, watcher: _Watcher) -> None:

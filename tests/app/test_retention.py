@@ -66,7 +66,7 @@ async def test_abandoned_games_end_and_finished_games_expire_with_an_export(app:
 
 
 async def _all(watch: object) -> list[game_pb2.Event]:
-    return [reply.event async for reply in watch]  # type: ignore[attr-defined]
+    return [reply.event async for reply in watch]  # type: ignore[attr-defined]  # the watch yields WatchGame replies; its declared type is the generic stream
 
 
 async def test_abandoned_games_never_fully_seated_are_deleted_not_played_out(app: App, tmp_path: Path) -> None:

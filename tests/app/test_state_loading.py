@@ -125,7 +125,7 @@ async def test_a_game_whose_snapshot_cannot_be_read_loads_from_its_log(
     game = _oldmen()
     game_id, final = await _stored_match(store)
     codec = StateCodec.of_game(game)
-    await store.save_snapshot(game_id, 200, tag_of(game, codec), blob)  # type: ignore[operator]
+    await store.save_snapshot(game_id, 200, tag_of(game, codec), blob)  # type: ignore[operator]  # a parametrized tag function
     store.events_read = 0
     states, reports = await _load_counting_logs(store, game_id, times=3)
     assert states == [final, final, final]

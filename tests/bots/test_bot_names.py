@@ -70,7 +70,7 @@ async def _refusal(call: Any) -> tuple[grpc.StatusCode, str]:
 async def _known(app: App, name: str) -> bool:
     """Whether the server knows a bot named ``name`` (an assignments read with its key answers)."""
     try:
-        await app.bots.assignments(name, BOT_KEY)  # type: ignore[union-attr]
+        await app.bots.assignments(name, BOT_KEY)  # type: ignore[union-attr]  # the app's bots are set in this test's server
     except Exception as error:
         assert getattr(error, "reason", "") == "bot/unknown", error
         return False

@@ -57,7 +57,7 @@ def _submit(
         seat=seat,
         command=command,
         command_id=str(fields.pop("command_id", "cmd-x")),
-        **fields,  # type: ignore[arg-type]
+        **fields,  # type: ignore[arg-type]  # deliberately wrong field types, to see them refused
     )
 
 
@@ -131,7 +131,7 @@ async def test_illegal_command_and_not_your_turn(target: str, game: SeatedGame) 
         for c in (await _view(target, game, seat)).legal_commands
     }
     other = next(
-        oldmen_pb2.OldmenCard(colour=colour, value=value)  # type: ignore[arg-type]
+        oldmen_pb2.OldmenCard(colour=colour, value=value)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         for colour in range(1, 6)
         for value in range(1, 11)
         if (colour, value) not in mine

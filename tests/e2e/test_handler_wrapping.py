@@ -47,7 +47,7 @@ def _tagging(tag: str, seen: list[str]) -> Any:
 def test_registered_methods_are_served_as_wrapped_generic_handlers() -> None:
     server, seen = _Recorder(), list[str]()
     registry = WrappingRegistry(server, [_tagging("outer", seen), _tagging("inner", seen)])
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(game_service_pb2_grpc.GameServiceServicer(), registry)  # type: ignore[abstract, arg-type]
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(game_service_pb2_grpc.GameServiceServicer(), registry)  # type: ignore[abstract, arg-type]  # the generated base servicer, registered on a stand-in registry
     assert server.registered == []
     method = "/parlour.v1.GameService/SubmitCommand"
     handlers: list[Any] = [h.service(_Details(method)) for h in server.generic]

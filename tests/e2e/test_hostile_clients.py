@@ -88,13 +88,13 @@ async def test_a_ten_thousand_character_name_is_refused_with_a_short_sentence(st
         tournaments = tour_grpc.TournamentServiceStub(channel)
         fine = {"name": "t", "game": "oldmen", "table_size": 3, "rounds": 1, "format": tour_pb.TOURNAMENT_FORMAT_SWISS}
         for changed, sentence in (({"game": huge}, "plays no game"), ({"name": huge}, "name must be 1 to 64")):
-            settings = tour_pb.TournamentSettings(**{**fine, **changed})  # type: ignore[arg-type]
+            settings = tour_pb.TournamentSettings(**{**fine, **changed})  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
             error = await refused(
                 tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
             )
             assert error.code() == Code.INVALID_ARGUMENT, error.details()
             assert sentence in (error.details() or "") and len(error.details() or "") < 1000
-        settings = tour_pb.TournamentSettings(**fine)  # type: ignore[arg-type]
+        settings = tour_pb.TournamentSettings(**fine)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         made = await tournaments.CreateTournament(tour_pb.CreateTournamentRequest(settings=settings), metadata=admin)
         assert made.tournament.tournament_id  # the same settings with short names are taken
 

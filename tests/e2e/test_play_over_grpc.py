@@ -162,7 +162,7 @@ async def _moved_past(client: GameClient, game_id: str, version: int) -> None:
     raise AssertionError(f"the game did not reach version {version}")
 
 
-async def _collect(stream, stop_at: int | None = None) -> list[game_pb2.Event]:  # type: ignore[no-untyped-def]
+async def _collect(stream, stop_at: int | None = None) -> list[game_pb2.Event]:  # type: ignore[no-untyped-def]  # any stream of WatchGame replies
     out: list[game_pb2.Event] = []
     async for event in stream:
         out.append(event)

@@ -33,10 +33,10 @@ def test_every_game_has_its_field_in_each_envelope_oneof(
 ) -> None:
     """parlour.v1.Command/Event/GameView carry the game's own message in a field named after the game,
     inside the envelope's oneof (what wrap_command, wrap_event and view_envelope rely on)."""
-    fields = envelope.DESCRIPTOR.oneofs_by_name[oneof].fields  # type: ignore[attr-defined]
+    fields = envelope.DESCRIPTOR.oneofs_by_name[oneof].fields  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     field = next((f for f in fields if f.name == game.spec.name), None)
     assert field is not None, f"{envelope.__name__}.{oneof} has no field {game.spec.name!r}"
-    assert field.message_type is message_of(game).DESCRIPTOR  # type: ignore[operator]
+    assert field.message_type is message_of(game).DESCRIPTOR  # type: ignore[operator]  # each parametrized case gives a function of the game
 
 
 def test_every_game_folder_is_registered_once() -> None:

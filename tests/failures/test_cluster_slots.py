@@ -37,7 +37,7 @@ async def test_an_acknowledged_write_learns_an_uncovered_slot_again(cluster: Red
         slot = client.keyslot(key)  # type: ignore[attr-defined]  # RedisCluster's own
         client.nodes_manager.slots_cache.pop(slot)  # type: ignore[attr-defined]  # as read mid-failover
         assert await runner([key], []) == 2  # run once, on the slot's master
-        assert client.nodes_manager.slots_cache.get(slot), "the client learnt the slot's master again"  # type: ignore[attr-defined]
+        assert client.nodes_manager.slots_cache.get(slot), "the client learnt the slot's master again"  # type: ignore[attr-defined]  # RedisCluster's own attribute, missing from its stubs
     finally:
         await client.delete(key)
 
@@ -48,7 +48,7 @@ async def test_a_command_on_an_uncovered_slot_is_unavailable_and_its_retry_succe
     client = cluster.client
     key = f"parlour-test-slots:{{{uuid.uuid4().hex[:12]}}}"
     try:
-        client.nodes_manager.slots_cache.pop(client.keyslot(key))  # type: ignore[attr-defined]
+        client.nodes_manager.slots_cache.pop(client.keyslot(key))  # type: ignore[attr-defined]  # RedisCluster's own attribute, missing from its stubs
         with pytest.raises(StoreUnavailableError) as refused:
             await client.set(key, b"1")
         assert is_unavailable(refused.value)

@@ -48,7 +48,7 @@ async def test_a_ticket_opens_the_seats_own_stream_once(api: JsonClient, server:
         == (await api.call("GET", f"/v1/games/{game_id}/events", token=tokens[1], seat=1, pageSize=1000))["events"]
     )
     status, refused = await _stream(server, game_id, f"seat=1&streamTicket={issued['streamTicket']}")
-    assert (status, refused["reason"]) == (401, "auth/bad_ticket")  # type: ignore[call-overload]
+    assert (status, refused["reason"]) == (401, "auth/bad_ticket")  # type: ignore[call-overload]  # the refusal's body is decoded JSON
 
 
 async def test_a_running_games_ticket_stream_shows_the_seats_hand_and_not_the_others(
@@ -88,10 +88,10 @@ async def test_a_ticket_opens_no_other_stream(
     game_id, tokens = await create_with_seats(api, "oldmen", 3)
     issued = await _ticket(api, game_id, ticket_seat, tokens[ticket_seat])
     status, refused = await _stream(server, game_id, f"{query_seat}streamTicket={issued['streamTicket']}")
-    assert (status, refused["reason"]) == (401, "auth/bad_ticket")  # type: ignore[call-overload]
+    assert (status, refused["reason"]) == (401, "auth/bad_ticket")  # type: ignore[call-overload]  # the refusal's body is decoded JSON
     other_id, _ = await create_with_seats(api, "oldmen", 3)
     status, refused = await _stream(server, other_id, f"seat=0&streamTicket={issued['streamTicket']}")
-    assert (status, refused["reason"]) == (401, "auth/bad_ticket")  # type: ignore[call-overload]
+    assert (status, refused["reason"]) == (401, "auth/bad_ticket")  # type: ignore[call-overload]  # the refusal's body is decoded JSON
 
 
 async def test_a_ticket_needs_the_seats_own_token(api: JsonClient) -> None:

@@ -31,7 +31,7 @@ async def _a_call_after_its_connection_closed(seeds: str, key: str) -> BaseExcep
     """Open the server's cluster client, make one call, close the transport of the connection it then
     holds for that key's node, and make the next call: its error (None if it succeeded)."""
     connection = open_redis(None, Path(tempfile.mkdtemp()), seeds)
-    client: RedisCluster = connection.client  # type: ignore[assignment]
+    client: RedisCluster = connection.client  # type: ignore[assignment]  # the cluster target's client is a RedisCluster
     try:
         await client.set(key, "1")
         node = client.get_node_from_key(key)

@@ -362,7 +362,7 @@ async def test_a_stop_between_the_append_and_the_index_is_repaired_on_listing(
     not as running) by the next listing once the write has settled."""
     now = [1_000_000]
     client = _Stopping(redis_client)
-    stopping = event_store(client, key_prefix, clock_ms=lambda: now[0])  # type: ignore[arg-type]
+    stopping = event_store(client, key_prefix, clock_ms=lambda: now[0])  # type: ignore[arg-type]  # a client stand-in that stops answering
     await stopping.create("g1", {"game": "oldmen", "status": "running"}, events(b"a"))
     client.stop = True
     with pytest.raises(ConnectionError):

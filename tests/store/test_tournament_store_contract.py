@@ -150,7 +150,7 @@ async def test_a_live_tail_gets_events_from_another_process_as_they_are_appended
         await other_process.append("t8", [b"e%d" % (version + 1)], expected_version=version, now_ms=2)
         event = await asyncio.wait_for(receiving, timeout=5)
         assert (event.version, event.data) == (version + 1, b"e%d" % (version + 1))
-    await stream.aclose()  # type: ignore[attr-defined]
+    await stream.aclose()  # type: ignore[attr-defined]  # an AsyncIterator typed stream is an async generator here
 
 
 class RangeCounting:
@@ -206,7 +206,7 @@ async def test_a_waiting_tail_does_not_read_the_log_again(redis_client: aioredis
         assert not waiting.done()
         await tournaments.append("t9", [b"e2"], expected_version=1, now_ms=2)
         assert (await asyncio.wait_for(waiting, timeout=5)).version == 2
-        await stream.aclose()  # type: ignore[attr-defined]
+        await stream.aclose()  # type: ignore[attr-defined]  # an AsyncIterator typed stream is an async generator here
     finally:
         await tournaments.close()
 

@@ -386,7 +386,7 @@ class Reader:
             body = await reply.json(content_type=None)
             if reply.status >= 300:
                 raise HttpError(reply.status, body)
-            return body  # type: ignore[no-any-return]
+            return body  # type: ignore[no-any-return]  # decoded JSON is Any
 
 
 # --- what a message tells of a deal ---------------------------------------------------------------
@@ -426,7 +426,7 @@ def told(game: AnyGame, messages: list[Message]) -> set[tuple[Any, ...]]:
         for inner in messages_in(outer):
             name = inner.DESCRIPTOR.name
             if name == "OldmenCard" and game.spec.name == "oldmen":
-                shown.add(("card", inner.colour, inner.value))  # type: ignore[attr-defined]
-            elif name == "LibertaliaVoyageStarted" or (name == "LibertaliaView" and inner.boxes):  # type: ignore[attr-defined]
-                shown.add(("voyage", inner.voyage))  # type: ignore[attr-defined]
+                shown.add(("card", inner.colour, inner.value))  # type: ignore[attr-defined]  # the message's own fields, found by its type's name
+            elif name == "LibertaliaVoyageStarted" or (name == "LibertaliaView" and inner.boxes):  # type: ignore[attr-defined]  # the message's own fields, found by its type's name
+                shown.add(("voyage", inner.voyage))  # type: ignore[attr-defined]  # the message's own fields, found by its type's name
     return shown

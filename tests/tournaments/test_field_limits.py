@@ -37,7 +37,7 @@ async def _tournament(stub: pb_grpc.TournamentServiceStub) -> str:
     return str(made.tournament.tournament_id)
 
 
-async def _connect(channel: grpc.aio.Channel, name: str) -> grpc.aio.StreamStreamCall:  # type: ignore[type-arg]
+async def _connect(channel: grpc.aio.Channel, name: str) -> grpc.aio.StreamStreamCall:  # type: ignore[type-arg]  # grpc's stubs make calls generic over message types this code does not name
     """Connect as bot ``name`` until welcomed (which registers the name with BOT_KEY while connected)."""
     call = bot_grpc.BotServiceStub(channel).Connect()
     await call.write(bot_pb.ConnectRequest(hello=bot_pb.Hello(bot_name=name, bot_key=BOT_KEY)))

@@ -28,7 +28,7 @@ def _log(settings: pb.TournamentSettings, bots: list[str], *events: pb.Tournamen
 def _settings(fmt: int, size: int, duplicate: bool = False) -> pb.TournamentSettings:
     return pb.TournamentSettings(
         name="t", game="oldmen", table_size=size, format=fmt, rounds=3, duplicate_seeds=duplicate
-    )  # type: ignore[arg-type]
+    )  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def test_round_robin_plays_every_group_once_per_round() -> None:

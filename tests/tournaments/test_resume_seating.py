@@ -24,7 +24,7 @@ async def test_a_seat_claimed_before_a_crash_is_given_to_its_bot_once(admin_app:
     state = TournamentState("t1", pb.TournamentSettings(game="oldmen", table_size=3), created_ms=0)
     # The crash: seat 1 was claimed with its derived token, and nobody was told.
     await admin_app.games.claim_seat(game_id, 1, "bot-y", token=seat_token(SECRET, game_id, 1))
-    runner = Runner("t1", SECRET, admin_app.games, admin_app.bots, admin_app.clocks, _never, _never)  # type: ignore[arg-type]
+    runner = Runner("t1", SECRET, admin_app.games, admin_app.bots, admin_app.clocks, _never, _never)  # type: ignore[arg-type]  # stand-ins for the runner's log callbacks
     await runner._seat(state, table)
     await runner._seat(state, table)  # a second resume changes nothing
     for seat, bot in enumerate(table.seats):

@@ -28,7 +28,7 @@ _CONTROLS_ENABLED = """() => [...document.querySelectorAll('[data-legal-command]
 
 
 async def _controls(page: Page) -> list[bool]:
-    return await page.evaluate(_CONTROLS_ENABLED)  # type: ignore[no-any-return]
+    return await page.evaluate(_CONTROLS_ENABLED)  # type: ignore[no-any-return]  # decoded JSON is Any
 
 
 #: The versions of the events the page's log shows.

@@ -44,7 +44,7 @@ async def test_invitations_stay_listed_and_back_after_taking_a_seat_shows_them_a
         assert [await a.get_attribute("href") for a in await page.locator("a.invitation").all()] == links
 
         # Ben's browser: the first seat is "Player 1", and only Ben himself is "you".
-        guest = await context.browser.new_context(base_url=server.http_url)  # type: ignore[union-attr]
+        guest = await context.browser.new_context(base_url=server.http_url)  # type: ignore[union-attr]  # the page's context always has its browser
         try:
             ben = await guest.new_page()
             await ben.goto(links[1])

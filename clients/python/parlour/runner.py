@@ -117,7 +117,7 @@ async def _connect(  # noqa: PLR0917 - private; one call site
 
 
 async def _handle(
-    call: grpc.aio.StreamStreamCall,  # type: ignore[type-arg]
+    call: grpc.aio.StreamStreamCall,  # type: ignore[type-arg]  # grpc's stubs make calls generic over message types this code does not name
     message: pb.ConnectResponse,
     bots: dict[str, Bot],
     make: Callable[[str], Bot],

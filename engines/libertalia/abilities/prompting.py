@@ -55,10 +55,10 @@ def ask(run: Run, prompt: Prompt) -> None:
     elif options:
         request = pb.LibertaliaChoiceRequested(
             seat=prompt.seat,
-            kind=prompt.kind,  # type: ignore[arg-type]
+            kind=prompt.kind,  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
             source_rank=prompt.source,
             ability_rank=prompt.ability,
-            loot=loot_pb(prompt.loot) if prompt.loot >= 0 else 0,  # type: ignore[arg-type]
+            loot=loot_pb(prompt.loot) if prompt.loot >= 0 else 0,  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
         )
         run.emit(pb.LibertaliaEvent(choice_requested=request))
 

@@ -100,7 +100,7 @@ class TournamentState:
         summary = pb.Tournament(
             tournament_id=self.tournament_id,
             settings=self.settings,
-            status=self.status,  # type: ignore[arg-type]
+            status=self.status,  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
             bots=list(self.bots),
             round=self.round,
             games_scheduled=len(self.tables),

@@ -78,7 +78,7 @@ def character(seat: int, rank: int) -> pb.LibertaliaCommand:
 
 def loot(kind: int, seat: int | None = None, count: int = 0) -> pb.LibertaliaCommand:
     """ChooseLoot (kind is a loot index 0..6)."""
-    chosen = pb.LibertaliaChooseLoot(loot=kind + 1, count=count)  # type: ignore[arg-type]
+    chosen = pb.LibertaliaChooseLoot(loot=kind + 1, count=count)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     if seat is not None:
         chosen.seat = seat
     return pb.LibertaliaCommand(choose_loot=chosen)
@@ -86,12 +86,12 @@ def loot(kind: int, seat: int | None = None, count: int = 0) -> pb.LibertaliaCom
 
 def ability(rank: int = 0, kind: int = -1) -> pb.LibertaliaCommand:
     """ChooseAbility."""
-    return pb.LibertaliaCommand(choose_ability=pb.LibertaliaChooseAbility(rank=rank, loot=kind + 1))  # type: ignore[arg-type]
+    return pb.LibertaliaCommand(choose_ability=pb.LibertaliaChooseAbility(rank=rank, loot=kind + 1))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def reward(value: int) -> pb.LibertaliaCommand:
     """ChooseReward."""
-    return pb.LibertaliaCommand(choose_reward=pb.LibertaliaChooseReward(reward=value))  # type: ignore[arg-type]
+    return pb.LibertaliaCommand(choose_reward=pb.LibertaliaChooseReward(reward=value))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def select(rank: int) -> pb.LibertaliaCommand:

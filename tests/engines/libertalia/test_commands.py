@@ -29,11 +29,11 @@ def _rejects(state: object, seat: int, command: pb.LibertaliaCommand, error: typ
     commands, and leaves the state as it was (compared with a deep copy taken before)."""
     before = copy.deepcopy(state)
     with pytest.raises(error) as caught:
-        step(G, state, seat, command)  # type: ignore[arg-type]
+        step(G, state, seat, command)  # type: ignore[arg-type]  # deliberately malformed commands
     message = str(caught.value)
     assert words in message and message.count(".") <= 1
     assert state == before
-    assert command not in G.legal_commands(state, seat)  # type: ignore[arg-type]
+    assert command not in G.legal_commands(state, seat)  # type: ignore[arg-type]  # deliberately malformed commands
 
 
 def test_selecting_a_card_not_in_hand_is_illegal() -> None:

@@ -26,13 +26,13 @@ from tests.engines.libertalia.helpers import (
 
 def dusk_take(board: str, token: int, **fields: object) -> State:
     """Seat 0's Bosun (rank 21) takes ``token`` at dusk, a lone token in the pool."""
-    state = scenario(board=board, island=((1, 4), (0, 21)), pool=(token,), phase=Phase.DUSK, **fields)  # type: ignore[arg-type]
+    state = scenario(board=board, island=((1, 4), (0, 21)), pool=(token,), phase=Phase.DUSK, **fields)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     return run(state, stop_at=Phase.NIGHT)[0]
 
 
 def anchor_net(board: str, seat_supply: tuple[int, ...], seats: int = 3, **fields: object) -> int:
     """Seat 0's anchor net holding ``seat_supply``."""
-    state = scenario(seats, board, players={0: {"supply": seat_supply}}, phase=Phase.ANCHOR, turn=-1, **fields)  # type: ignore[arg-type]
+    state = scenario(seats, board, players={0: {"supply": seat_supply}}, phase=Phase.ANCHOR, turn=-1, **fields)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     _, events = run(state, stop_at=None)
     return next(e.voyage_scored for e in events if e.WhichOneof("kind") == "voyage_scored").scores[0].anchor_net
 

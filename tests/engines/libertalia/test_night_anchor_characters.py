@@ -26,7 +26,7 @@ from tests.engines.libertalia.helpers import (
 
 def night(players: dict[int, dict[str, object]], seats: int = 3, **fields: object) -> State:
     """A state at the start of night 1 of 2 with the given seats."""
-    return scenario(seats, players=players, phase=Phase.NIGHT, turn=-1, **fields)  # type: ignore[arg-type]
+    return scenario(seats, players=players, phase=Phase.NIGHT, turn=-1, **fields)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def anchor_scores(state: State) -> dict[int, int]:
@@ -38,7 +38,7 @@ def anchor_scores(state: State) -> dict[int, int]:
 
 def anchor(players: dict[int, dict[str, object]], seats: int = 3, **fields: object) -> State:
     """A state at the start of voyage 1's anchor."""
-    return scenario(seats, players=players, phase=Phase.ANCHOR, turn=-1, **fields)  # type: ignore[arg-type]
+    return scenario(seats, players=players, phase=Phase.ANCHOR, turn=-1, **fields)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def test_barkeep_gains_one_at_night_and_one_per_barrel_at_anchor() -> None:

@@ -137,12 +137,12 @@ def test_the_golden_transcript_is_the_earlier_releases() -> None:
 
 def night(players: dict[int, dict[str, object]], seats: int = 3, **fields: object) -> State:
     """A libertalia/1 state at the start of night 1 of 2."""
-    return scenario(seats, players=players, phase=Phase.NIGHT, turn=-1, game=V1, **fields)  # type: ignore[arg-type]
+    return scenario(seats, players=players, phase=Phase.NIGHT, turn=-1, game=V1, **fields)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def anchor(players: dict[int, dict[str, object]], seats: int = 3, **fields: object) -> State:
     """A libertalia/1 state at the start of voyage 1's anchor."""
-    return scenario(seats, players=players, phase=Phase.ANCHOR, turn=-1, game=V1, **fields)  # type: ignore[arg-type]
+    return scenario(seats, players=players, phase=Phase.ANCHOR, turn=-1, game=V1, **fields)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def _scored(events: list[pb.LibertaliaEvent]) -> dict[int, int]:

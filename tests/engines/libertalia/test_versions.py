@@ -60,7 +60,7 @@ def _alternately(games: list[Libertalia], seed: bytes) -> list[list[pb.Libertali
     """Play one game per version in one process, a command of each in turn, each from its own PRNG."""
     config = games[0].spec.config(4, {"board": "uncharted"})
     logs = [g.start(config, seed) for g in games]
-    states: list[State] = [fold(g, log) for g, log in zip(games, logs, strict=True)]  # type: ignore[misc]
+    states: list[State] = [fold(g, log) for g, log in zip(games, logs, strict=True)]  # type: ignore[misc]  # both versions' states, of one class
     choosers = [Prng(seed, "playout") for _ in games]
     while not all(g.is_over(s) for g, s in zip(games, states, strict=True)):
         for index, game in enumerate(games):
@@ -71,7 +71,7 @@ def _alternately(games: list[Libertalia], seed: bytes) -> list[list[pb.Libertali
             seat = choosers[index].choice(sorted(game.pending(state)))
             events = step(game, state, seat, choosers[index].choice(game.legal_commands(state, seat)))
             logs[index] += events
-            states[index] = fold(game, events, state)  # type: ignore[assignment]
+            states[index] = fold(game, events, state)  # type: ignore[assignment]  # fold returns the state type of either version
     return logs
 
 
@@ -181,7 +181,7 @@ def test_rules_are_immutable_and_shared_by_copies_of_a_state() -> None:
     assert copy.deepcopy(state).rules is state.rules
     assert repr(state.rules) == "LibertaliaRules('libertalia/2')" and isinstance(state.rules, LibertaliaRules)
     with pytest.raises(TypeError):
-        state.rules.characters[12] = state.rules.characters[13]  # type: ignore[index]
+        state.rules.characters[12] = state.rules.characters[13]  # type: ignore[index]  # the rules' tables are read-only; the test shows it
 
 
 @pytest.mark.parametrize("game", VERSIONS, ids=lambda g: g.spec.rules_version)

@@ -62,7 +62,7 @@ def _refused(state: State, seat: int, command: pb.OldmenCommand, error: type[Exc
 
 def _card_command(colour: int, value: int) -> pb.OldmenCommand:
     # colour may be a number outside the enum on purpose: proto3 enums are open, so clients can send it
-    malformed = pb.OldmenCard(colour=colour, value=value)  # type: ignore[arg-type]
+    malformed = pb.OldmenCard(colour=colour, value=value)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
     return pb.OldmenCommand(play_card=pb.OldmenPlayCard(card=malformed))
 
 

@@ -121,7 +121,7 @@ def test_each_state_carries_its_versions_rules_and_a_snapshot_gives_them_back(tm
                 decoded = codec.decode(blob)
                 assert decoded == state and decoded.rules is game.rules
     assert OLDMEN.rules.orangutan("O01") is not None and second.rules.orangutan("O01") is not None
-    assert OLDMEN.rules.orangutan("O01").vp == 3 and second.rules.orangutan("O01").vp == 5  # type: ignore[union-attr]
+    assert OLDMEN.rules.orangutan("O01").vp == 3 and second.rules.orangutan("O01").vp == 5  # type: ignore[union-attr]  # the orangutan exists in both versions
 
 
 def test_a_broken_data_file_is_refused_with_the_entry_named() -> None:

@@ -29,7 +29,7 @@ RING12 = [
 
 def ev(**kind: object) -> pb.VerraeterEvent:
     """An event with one kind set, e.g. ``ev(land_flipped=pb.VerraeterLandFlipped(...))``."""
-    return pb.VerraeterEvent(**kind)  # type: ignore[arg-type]
+    return pb.VerraeterEvent(**kind)  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def setup_events(
@@ -83,7 +83,7 @@ def setup_events(
 
 def new_game(seats: int = 4, game: Verraeter = VERRAETER, **kwargs: object) -> State:
     """The state after :func:`setup_events`, folded by ``game`` (the strategist is to choose the battlefield)."""
-    state = fold(game, setup_events(seats, game=game, **kwargs))  # type: ignore[arg-type]
+    state = fold(game, setup_events(seats, game=game, **kwargs))  # type: ignore[arg-type]  # setup options passed through as keyword arguments
     assert state is not None
     return state
 
@@ -154,7 +154,7 @@ def battlefield(position: int) -> pb.VerraeterCommand:
 
 
 def take(card: int) -> pb.VerraeterCommand:
-    return pb.VerraeterCommand(take_action_card=pb.VerraeterTakeActionCard(card=card))  # type: ignore[arg-type]
+    return pb.VerraeterCommand(take_action_card=pb.VerraeterTakeActionCard(card=card))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def supply(*values: int) -> pb.VerraeterCommand:
@@ -162,7 +162,7 @@ def supply(*values: int) -> pb.VerraeterCommand:
 
 
 def place(position: int, side: int = ESTATE) -> pb.VerraeterCommand:
-    return pb.VerraeterCommand(place_building=pb.VerraeterPlaceBuilding(position=position, side=side))  # type: ignore[arg-type]
+    return pb.VerraeterCommand(place_building=pb.VerraeterPlaceBuilding(position=position, side=side))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int
 
 
 def flip(position: int) -> pb.VerraeterCommand:
@@ -178,4 +178,4 @@ def discard(*values: int) -> pb.VerraeterCommand:
 
 
 def declare(house: int) -> pb.VerraeterCommand:
-    return pb.VerraeterCommand(declare_mercenary=pb.VerraeterDeclareMercenary(house=house))  # type: ignore[arg-type]
+    return pb.VerraeterCommand(declare_mercenary=pb.VerraeterDeclareMercenary(house=house))  # type: ignore[arg-type]  # protobuf's stubs type enum fields as their ValueType, not int

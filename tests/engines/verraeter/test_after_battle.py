@@ -36,7 +36,7 @@ from tests.engines.verraeter.helpers import (
 _ACTIONS = {0: BUILDER, 1: DIPLOMAT2, 2: FARMER, 3: STRATEGIST}
 
 
-def _built(**kwargs: object):  # type: ignore[no-untyped-def]
+def _built(**kwargs: object):  # type: ignore[no-untyped-def]  # a scenario state built from keyword overrides
     """Seat 0 (Eagle) holds the Builder after a battle Rose wins at lands 0/1."""
     state, _ = play_all(drafted(new_game(4, **kwargs), 0, _ACTIONS, hidden=TRAITOR), {})
     return state
@@ -121,7 +121,7 @@ def test_empty_reserve_cannot_place() -> None:
 def test_strategist_takes_the_strategy_card() -> None:
     """The Strategist holder chooses the next battlefield (D4)."""
     state, events = act(_built(), 0, pass_build())
-    assert first(events, "strategist_changed").seat == 3  # type: ignore[attr-defined]
+    assert first(events, "strategist_changed").seat == 3  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert state.strategist == 3 and VERRAETER.pending(state) == {3}
 
 
@@ -175,7 +175,7 @@ def test_hand_limit_stops_draws_at_five() -> None:
     state = _built(hands=[[3], [3], [2, 2, 3, 4], [3]], deck=[2] * 12)
     state, events = act(state, 0, pass_build())
     farmer = first(events, "cards_drawn")
-    assert (farmer.seat, farmer.count, farmer.lost) == (2, 1, 2)  # type: ignore[attr-defined]
+    assert (farmer.seat, farmer.count, farmer.lost) == (2, 1, 2)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert len(state.players[2].hand) == 5
 
 
@@ -186,7 +186,7 @@ def test_empty_deck_reshuffles_the_discard_pile_in_a_hidden_event() -> None:
     state, events = act(state, 0, pass_build())
     assert kinds(events).count("deck_reshuffled") == 1
     reshuffled = first(events, "deck_reshuffled")
-    assert sorted(reshuffled.order) == [3, 4, 5] and reshuffled.number == 1  # type: ignore[attr-defined]
+    assert sorted(reshuffled.order) == [3, 4, 5] and reshuffled.number == 1  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert (
         list(
             VERRAETER.redact(
@@ -203,7 +203,7 @@ def test_draws_are_lost_when_deck_and_discard_are_empty() -> None:
     state = _built(deck=[])
     state, events = act(state, 0, pass_build())
     farmer = first(events, "cards_drawn")
-    assert (farmer.count, farmer.lost) == (0, 3)  # type: ignore[attr-defined]
+    assert (farmer.count, farmer.lost) == (0, 3)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
 
 
 def test_above_the_hand_limit_seats_discard_down_at_the_same_time() -> None:
@@ -235,7 +235,7 @@ def test_above_the_hand_limit_seats_discard_down_at_the_same_time() -> None:
 def test_start_player_passes_left_and_round_advances() -> None:
     """At the end of a round the start player card passes left and the next round begins."""
     state, events = act(_built(), 0, pass_build())
-    assert first(events, "round_ended").start_seat == 1  # type: ignore[attr-defined]
+    assert first(events, "round_ended").start_seat == 1  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert state.round == 2 and state.start_seat == 1 and state.phase is Phase.BATTLEFIELD
     assert all(p.action == 0 and p.played == () and p.drawn == 0 for p in state.players)
 
@@ -249,8 +249,8 @@ def test_last_round_is_played_in_full_then_trading_posts_score() -> None:
     state, _ = play_all(drafted(state, 0, _ACTIONS, hidden=TRAITOR), {})
     state, events = act(state, 0, pass_build())
     finished = first(events, "game_finished")
-    assert [(b.seat, b.points) for b in finished.bonuses] == [(0, 2)]  # type: ignore[attr-defined]
-    assert finished.seed == b"scenario" and not finished.early  # type: ignore[attr-defined]
+    assert [(b.seat, b.points) for b in finished.bonuses] == [(0, 2)]  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
+    assert finished.seed == b"scenario" and not finished.early  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert VERRAETER.is_over(state) and state.players[0].vp == 2
     assert VERRAETER.pending(state) == frozenset()
 
@@ -263,7 +263,7 @@ def test_game_ends_early_after_the_round_all_lands_become_one_house() -> None:
     assert "game_finished" not in kinds(events) and state.phase is Phase.BUILD
     state, events = act(state, 0, pass_build())
     assert kinds(events)[-1] == "game_finished" and "cards_drawn" in kinds(events)
-    assert first(events, "game_finished").early  # type: ignore[attr-defined]
+    assert first(events, "game_finished").early  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
 
 
 def test_equal_final_scores_share_the_victory() -> None:

@@ -52,10 +52,10 @@ def test_the_packet_is_seen_only_by_the_seat_holding_it() -> None:
     assert list(VERRAETER.view(state, 0).packet) == sorted(state.packet)
     assert list(VERRAETER.view(state, 2).packet) == [] and VERRAETER.view(state, 2).packet_count == 5
     passed = first(events, "packet_passed")
-    assert passed.seat == 0  # type: ignore[attr-defined]
+    assert passed.seat == 0  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     event = next(e for e in events if e.WhichOneof("kind") == "packet_passed")
     assert list(VERRAETER.redact(event, 3).packet_passed.cards) == []
-    assert list(VERRAETER.redact(event, 3, finished=True).packet_passed.cards) == list(passed.cards)  # type: ignore[attr-defined]
+    assert list(VERRAETER.redact(event, 3, finished=True).packet_passed.cards) == list(passed.cards)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
 
 
 def test_the_hidden_action_card_is_never_sent() -> None:
@@ -144,8 +144,8 @@ def test_mercenary_declares_the_house_his_cards_fight_for() -> None:
     assert [c.declare_mercenary.house for c in VERRAETER.legal_commands(state, 0)] == [EAGLE, ROSE]
     state, events = act(state, 0, declare(ROSE))
     conflict = first(events, "conflict_resolved")
-    assert (conflict.eagle_strength, conflict.rose_strength) == (5, 10 + 12 + 2)  # type: ignore[attr-defined]
-    assert conflict.winners == 3 and state.players[0].house == EAGLE  # type: ignore[attr-defined]
+    assert (conflict.eagle_strength, conflict.rose_strength) == (5, 10 + 12 + 2)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
+    assert conflict.winners == 3 and state.players[0].house == EAGLE  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert state.players[0].vp == 3
 
 

@@ -49,8 +49,8 @@ def test_choosing_the_battlefield_starts_the_draft_with_the_start_player() -> No
     state, events = act(state, 1, battlefield(0))
     shuffled = first(events, "action_cards_shuffled")
     packet = first(events, "packet_passed")
-    assert packet.seat == 0 and packet.count == 5  # type: ignore[attr-defined]
-    assert shuffled.order[0] not in packet.cards  # type: ignore[attr-defined]
+    assert packet.seat == 0 and packet.count == 5  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
+    assert shuffled.order[0] not in packet.cards  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert state.phase is Phase.DRAFT and VERRAETER.pending(state) == {0}
 
 
@@ -63,7 +63,7 @@ def test_taking_a_card_passes_the_rest_to_the_left() -> None:
     card = state.packet[0]
     state, events = act(state, 0, take(card))
     assert state.players[0].action == card
-    assert first(events, "packet_passed").seat == 1  # type: ignore[attr-defined]
+    assert first(events, "packet_passed").seat == 1  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert card not in state.packet and len(state.packet) == 4
 
 
@@ -103,7 +103,7 @@ def test_five_player_last_seat_gets_the_single_card_without_a_choice() -> None:
 # --- phase 3: supply --------------------------------------------------------------------------------
 
 
-def _supply_state(**kwargs: object):  # type: ignore[no-untyped-def]
+def _supply_state(**kwargs: object):  # type: ignore[no-untyped-def]  # a scenario state built from keyword overrides
     actions = {0: BUILDER, 1: DIPLOMAT2, 2: FARMER, 3: DIPLOMAT5}
     return drafted(new_game(4, **kwargs), 0, actions, hidden=TRAITOR)
 
@@ -142,7 +142,7 @@ def test_supply_values_may_come_in_any_order() -> None:
     """A play names values in any order; the event lists them ascending."""
     state = _supply_state()
     _, events = act(state, 0, supply(5, 3))
-    assert list(first(events, "supply_played").values) == [3, 5]  # type: ignore[attr-defined]
+    assert list(first(events, "supply_played").values) == [3, 5]  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
 
 
 # --- phases 4-6: reveal, conflict, VP ---------------------------------------------------------------
@@ -153,8 +153,8 @@ def test_rules_test_vector_with_diplomats_held_by_rose() -> None:
     over: Rose wins, the river flips to Rose, each of the 2 Rose seats gains VP(river, 2) = 4."""
     state, events = play_all(_supply_state(), {})
     conflict = first(events, "conflict_resolved")
-    assert (conflict.eagle_strength, conflict.rose_strength) == (5, 10 + 2 + 5)  # type: ignore[attr-defined]
-    assert conflict.winner == ROSE and conflict.winners == 2  # type: ignore[attr-defined]
+    assert (conflict.eagle_strength, conflict.rose_strength) == (5, 10 + 2 + 5)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
+    assert conflict.winner == ROSE and conflict.winners == 2  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert [p.vp for p in state.players] == [0, 4, 0, 4]
     assert state.lands[0].house == ROSE
 
@@ -165,7 +165,7 @@ def test_rules_test_vector_without_action_cards() -> None:
     chain = Chain(state)
     advance(chain)
     conflict = first(chain.events, "conflict_resolved")
-    assert (conflict.eagle_strength, conflict.rose_strength, conflict.winner) == (5, 10, ROSE)  # type: ignore[attr-defined]
+    assert (conflict.eagle_strength, conflict.rose_strength, conflict.winner) == (5, 10, ROSE)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert [p.vp for p in chain.state.players] == [0, 4, 0, 4]
     assert chain.state.lands[0].house == ROSE
 
@@ -175,10 +175,10 @@ def test_traitor_switches_house_and_scores_one() -> None:
     state = drafted(new_game(4), 0, {0: TRAITOR, 1: BUILDER, 2: FARMER, 3: DIPLOMAT2}, hidden=STRATEGIST)
     state, events = play_all(state, {0: [3, 4, 5]})
     changed = first(events, "allegiance_changed")
-    assert (changed.seat, changed.house, changed.because) == (0, ROSE, TRAITOR)  # type: ignore[attr-defined]
+    assert (changed.seat, changed.house, changed.because) == (0, ROSE, TRAITOR)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     conflict = first(events, "conflict_resolved")
-    assert conflict.rose_strength == 10 + 12 + 2 and conflict.winner == ROSE  # type: ignore[attr-defined]
-    assert conflict.winners == 3  # type: ignore[attr-defined]
+    assert conflict.rose_strength == 10 + 12 + 2 and conflict.winner == ROSE  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
+    assert conflict.winners == 3  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert [p.vp for p in state.players] == [3 + 1, 3, 0, 3]  # D10: the Traitor who joined Rose shares the land
 
 
@@ -191,7 +191,7 @@ def test_diplomat5_switches_when_the_traitor_leaves_one_house_only() -> None:
     changes = [e.allegiance_changed for e in events if e.WhichOneof("kind") == "allegiance_changed"]
     assert [(c.seat, c.house, c.because) for c in changes] == [(2, EAGLE, TRAITOR), (0, ROSE, DIPLOMAT5)]
     conflict = first(events, "conflict_resolved")
-    assert (conflict.eagle_strength, conflict.rose_strength) == (5, 15)  # type: ignore[attr-defined]
+    assert (conflict.eagle_strength, conflict.rose_strength) == (5, 15)  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert [p.vp for p in state.players] == [7, 0, 1]  # seat 0 alone in Rose: VP(river, 1) = 7
 
 
@@ -207,7 +207,7 @@ def test_tie_flips_nothing_but_traitor_and_strategist_score() -> None:
     state = drafted(new_game(4), 0, {0: STRATEGIST, 1: BUILDER, 2: FARMER, 3: TRAITOR}, hidden=DIPLOMAT2)
     state, events = play_all(state, {0: [5]})  # Eagle 5 + 5 = Rose 10 (seat 3 leaves Rose, seat 1 plays nothing)
     conflict = first(events, "conflict_resolved")
-    assert conflict.winner == pb.VERRAETER_HOUSE_UNSPECIFIED  # type: ignore[attr-defined]
+    assert conflict.winner == pb.VERRAETER_HOUSE_UNSPECIFIED  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert "land_flipped" not in kinds(events)
     assert state.lands[0].house == EAGLE and state.lands[1].house == ROSE
     assert [p.vp for p in state.players] == [2, 0, 0, 1]
@@ -219,7 +219,7 @@ def test_a_house_without_players_can_win_and_nobody_scores_the_land() -> None:
     state = drafted(state, 0, {0: BUILDER, 1: FARMER, 2: TRAITOR}, hidden=DIPLOMAT5)
     state, events = play_all(state, {})  # everyone Eagle now; Rose village 10 beats Eagle river 5
     conflict = first(events, "conflict_resolved")
-    assert conflict.winner == ROSE and conflict.winners == 0  # type: ignore[attr-defined]
+    assert conflict.winner == ROSE and conflict.winners == 0  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert state.lands[0].house == ROSE
     assert [p.vp for p in state.players] == [0, 0, 1]
 
@@ -229,6 +229,6 @@ def test_the_vp_table_depends_on_the_number_of_winners() -> None:
     state = new_game(4)  # position 10/11: village (Eagle) - city (Eagle); position 5/6 city (Rose) - wild (Rose)
     state = drafted(state, 4, {0: BUILDER, 1: FARMER, 2: DIPLOMAT2, 3: STRATEGIST}, hidden=TRAITOR)
     state, events = play_all(state, {0: [3, 4, 5], 2: [3, 4, 5]})  # Eagle forest 7 + 24 + 2 vs Rose city 15
-    assert first(events, "conflict_resolved").winner == EAGLE  # type: ignore[attr-defined]
+    assert first(events, "conflict_resolved").winner == EAGLE  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert [p.vp for p in state.players] == [7, 0, 7, 2]
     assert state.lands[5].house == EAGLE

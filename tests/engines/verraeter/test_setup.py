@@ -14,7 +14,7 @@ from engines.verraeter.state import Phase
 from tests.engines.verraeter.helpers import act, first, new_game, place
 
 
-def _start(seats: int, **options: str) -> list:  # type: ignore[type-arg]
+def _start(seats: int, **options: str) -> list:  # type: ignore[type-arg]  # setup events of any message type
     return VERRAETER.start(VERRAETER.spec.config(seats, options), b"setup-test")
 
 
@@ -84,7 +84,7 @@ def test_setup_estates_are_placed_in_turn_from_the_start_player() -> None:
     first_seat = state.start_seat
     assert VERRAETER.pending(state) == {first_seat}
     state, events = act(state, first_seat, place(0))
-    assert first(events, "building_placed").position == 0  # type: ignore[attr-defined]
+    assert first(events, "building_placed").position == 0  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     assert VERRAETER.pending(state) == {state.seat_after(first_seat)}
     assert state.players[first_seat].reserve == 2
 

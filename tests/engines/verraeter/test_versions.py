@@ -52,7 +52,7 @@ def _river_conquered(game: Verraeter) -> State:
     state = drafted(new_game(4, game=game), 0, {0: BUILDER, 1: DIPLOMAT2, 2: FARMER, 3: DIPLOMAT5}, TRAITOR, game)
     after, events = play_all(state, {}, game)
     conflict = first(events, "conflict_resolved")
-    assert conflict.winner == ROSE and conflict.winners == 2  # type: ignore[attr-defined]
+    assert conflict.winner == ROSE and conflict.winners == 2  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
     return after
 
 
@@ -122,7 +122,7 @@ def test_each_state_carries_its_versions_rules_and_a_snapshot_gives_them_back(tm
                 assert b'"rules":' not in blob and b'"hand_limit":' not in blob
                 decoded = codec.decode(blob)
                 assert decoded == state and decoded.rules is game.rules
-    assert [t.vp for t in second.rules.land_types if t.id == "river"] == [tuple(NEW_RIVER)]  # type: ignore[attr-defined]
+    assert [t.vp for t in second.rules.land_types if t.id == "river"] == [tuple(NEW_RIVER)]  # type: ignore[attr-defined]  # the helper returns the event's own message typed as a plain Message
 
 
 def test_a_broken_data_file_is_refused_with_the_entry_named() -> None:

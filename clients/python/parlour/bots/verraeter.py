@@ -163,14 +163,14 @@ def _discard(board: _Board, c: pb.VerraeterDiscardCards) -> float:
 
 
 _SCORERS: dict[str, Callable[[_Board, object], float]] = {
-    "place_building": _place,  # type: ignore[dict-item]
-    "flip_building": _flip,  # type: ignore[dict-item]
+    "place_building": _place,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
+    "flip_building": _flip,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
     "pass_build": lambda board, c: 0.0,
-    "choose_battlefield": _battlefield,  # type: ignore[dict-item]
-    "take_action_card": _take,  # type: ignore[dict-item]
-    "play_supply": _play,  # type: ignore[dict-item]
-    "declare_mercenary": _declare,  # type: ignore[dict-item]
-    "discard_cards": _discard,  # type: ignore[dict-item]
+    "choose_battlefield": _battlefield,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
+    "take_action_card": _take,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
+    "play_supply": _play,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
+    "declare_mercenary": _declare,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
+    "discard_cards": _discard,  # type: ignore[dict-item]  # each handler takes its own command message; the table maps kinds to them
 }
 
 

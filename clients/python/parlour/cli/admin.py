@@ -23,7 +23,7 @@ _NO_ADMIN_KEY = (
 )
 
 
-def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add ``admin`` and its actions (``server``: the options naming the server and TLS)."""
     parser = commands.add_parser(
         "admin",

@@ -16,7 +16,7 @@ from parlour.runner import run_bot
 __all__ = ["register"]
 
 
-def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add ``bot``."""
     parser = commands.add_parser(
         "bot",

@@ -16,7 +16,7 @@ from parlour.v1 import game_pb2
 __all__ = ["register"]
 
 
-def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add ``events``, ``view`` and ``games``."""
     seat = argparse.ArgumentParser(add_help=False)
     seat.add_argument("--seat", type=int, default=None, help="see as this seat (default: as a spectator)")

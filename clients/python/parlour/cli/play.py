@@ -15,7 +15,7 @@ from parlour.play import play_seat
 __all__ = ["register"]
 
 
-def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add ``play``."""
     parser = commands.add_parser(
         "play",

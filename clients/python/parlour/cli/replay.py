@@ -32,7 +32,7 @@ VERIFIERS = "parlour.verifiers"
 Verifier = Callable[[replay_service_pb2.GameExport], replay_service_pb2.VerifyGameResponse]
 
 
-def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add ``replay`` and its sub-commands."""
     replay = commands.add_parser(
         "replay",

@@ -29,7 +29,7 @@ _STATUS = {
 }
 
 
-def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def register(commands: argparse._SubParsersAction, server: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]  # argparse's _SubParsersAction is generic only in typeshed
     """Add ``tournament`` with its sub-commands."""
     parser = commands.add_parser("tournament", help="run tournaments of bots", description="Run tournaments of bots.")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)

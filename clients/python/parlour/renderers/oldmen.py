@@ -21,7 +21,7 @@ def _card(card: pb.OldmenCard) -> str:
 
 
 def _cards(cards: object) -> str:
-    return " ".join(_card(c) for c in cards) or "-"  # type: ignore[attr-defined]
+    return " ".join(_card(c) for c in cards) or "-"  # type: ignore[attr-defined]  # cards is any repeated field of OldmenCard messages
 
 
 def _orangutan(o: pb.OldmenOrangutan) -> str:
