@@ -17,12 +17,14 @@ from engines.contract import AnyGame, HiddenVariants, MalformedProbes
 from engines.libertalia.versions import VERSIONS as LIBERTALIA_VERSIONS
 from engines.oldmen.versions import VERSIONS as OLDMEN_VERSIONS
 from engines.rules import split_version
+from engines.texts import Catalog
 from engines.verraeter.versions import VERSIONS as VERRAETER_VERSIONS
 
 __all__ = [
     "GAMES",
     "REGISTRY",
     "Registry",
+    "catalog_of",
     "game_names",
     "game_part",
     "get_game",
@@ -129,6 +131,21 @@ def game_part(game: AnyGame, part: str) -> ModuleType:
             raise
         path = package.replace(".", "/")
         raise LookupError(f"{game.spec.name} has no {path}/{part}.py; see engines/README.md") from None
+
+
+def catalog_of(game: AnyGame) -> Catalog:
+    """What ``engines/<game>/catalog.py`` says of ``game``'s rules version: every component named and
+    explained in sentences, with the version's numbers (see :mod:`engines.texts`). Made once per version
+    (by its fingerprint: equal rules, equal texts)."""
+    key = game.rules.version.fingerprint()
+    catalog = _CATALOGS.get(key)
+    if catalog is None:
+        catalog = _CATALOGS[key] = game_part(game, "catalog").catalog(game.rules)
+    return catalog
+
+
+#: Catalogues made so far, by rules version fingerprint (a handful: one per version).
+_CATALOGS: dict[str, Catalog] = {}
 
 
 def hidden_variants(game: AnyGame) -> HiddenVariants:

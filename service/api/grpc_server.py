@@ -61,6 +61,11 @@ class GameServicer(pb_grpc.GameServiceServicer):
         return pb.ListGameTypesResponse(game_types=self._games.game_types())
 
     @grpc_errors
+    async def GetGameRules(self, request: pb.GetGameRulesRequest, context: Context) -> pb.GetGameRulesResponse:
+        """A rules version's components named and explained."""
+        return self._games.game_rules(request.game, request.rules_version)
+
+    @grpc_errors
     async def CreateGame(self, request: pb.CreateGameRequest, context: Context) -> pb.CreateGameResponse:
         """Create and deal a game."""
         summary = await self._games.create_game(

@@ -189,6 +189,8 @@ def request_bounds(clocks: ClockRange, sizes: SizeLimits | None = None) -> dict[
             **_per_game("game", "seats", "options", house_bots="houseBots"),
         },
         "parlour.v1.CreateGameRequest.game": _GAMES,
+        "parlour.v1.GetGameRulesRequest.game": _GAMES,
+        "parlour.v1.GetGameRulesRequest.rules_version": _RULES_VERSIONS,
         "parlour.v1.CreateGameRequest.seats": {"minimum": min(g.spec.min_seats for g in GAMES), "maximum": MAX_SEATS},
         "parlour.v1.CreateGameRequest.seed": {"pattern": _SEED},
         "parlour.v1.CreateGameRequest.rules_version": _RULES_VERSIONS,

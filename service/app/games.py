@@ -20,7 +20,7 @@ import structlog
 from engines.contract import AnyGame
 from engines.envelope import unwrap_command, view_envelope, wrap_command
 from engines.errors import GameError
-from engines.registry import REGISTRY, Registry
+from engines.registry import REGISTRY, Registry, catalog_of
 from parlour.v1 import game_pb2, game_service_pb2
 from service import logs, metrics
 from service.app.access import authorize_seat, check_seat
@@ -74,6 +74,7 @@ class Games:
         since the previous event; the server gives its clock keeper). ``commands_first`` is told of every
         command being applied (the live fan-out gives way to them)."""
         self.registry = registry
+        self._rules_replies: dict[str, game_service_pb2.GetGameRulesResponse] = {}
         self._clock_range = clock_range or ClockRange()
         self._sizes = sizes or SizeLimits()
         self._stamps = Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious())
@@ -134,6 +135,15 @@ class Games:
                 )
             )
         return types
+
+    def game_rules(self, name: str, rules_version: str = "") -> game_service_pb2.GetGameRulesResponse:
+        """Every component of game ``name``'s rules version (empty: the current one) named and explained,
+        and a line per phase (see :func:`engines.registry.catalog_of`)."""
+        game = self.engine(name, rules_version)
+        reply = self._rules_replies.get(game.spec.rules_version)
+        if reply is None:
+            reply = self._rules_replies[game.spec.rules_version] = _rules_reply(name, game)
+        return reply
 
     def engine(self, name: str, rules_version: str = "") -> AnyGame:
         """The engine new games of ``name`` get, or the one of ``rules_version`` when given (empty: the
@@ -608,6 +618,20 @@ class Games:
         """Raise game/not_found or auth/* unless ``token`` is the token of ``seat`` of the game (whether or
         not the game is over)."""
         await self._authorized(game_id, seat, token, acting=True)
+
+
+def _rules_reply(name: str, game: AnyGame) -> game_service_pb2.GetGameRulesResponse:
+    """GetGameRules' reply for ``game``'s rules version."""
+    catalog = catalog_of(game)
+    return game_service_pb2.GetGameRulesResponse(
+        game=name,
+        rules_version=game.spec.rules_version,
+        entries=[
+            game_service_pb2.RulesEntry(kind=e.kind, id=e.id, name=e.name, effect=e.effect, description=e.description)
+            for e in catalog.entries
+        ],
+        phases=[game_service_pb2.PhaseHint(phase=phase, hint=hint) for phase, hint in catalog.phases],
+    )
 
 
 def check_house_bots(game: str, seats: int, house_bots: Sequence[tuple[int, str]]) -> dict[int, str]:
