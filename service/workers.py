@@ -78,6 +78,8 @@ FIRST_BACKOFF_S = 0.5
 MAX_BACKOFF_S = 30.0
 #: How long a new worker may take to say it serves (imports, Redis, both listeners).
 READY_TIMEOUT_S = 120.0
+#: How long a worker that closed its output without saying it serves is given to exit by itself.
+EXIT_WAIT_S = 5.0
 #: How often the parent looks whether the embedded Redis still runs.
 _REDIS_LOOK_S = 0.5
 #: The line a worker writes on its standard output once it serves.
@@ -184,6 +186,17 @@ def _redis_label(settings: Settings) -> str:
     return settings.redis_url or f"embedded in {settings.data_dir}"
 
 
+async def _ended(process: asyncio.subprocess.Process) -> int:
+    """The exit code of a worker that did not say it serves: it has closed its output (it is exiting)
+    or never answered; the latter is killed. Never signals an exited one first: asyncio's Popen polls
+    before it signals and so reaps the child under the child watcher, whose code then reads 255."""
+    with contextlib.suppress(TimeoutError):
+        return await asyncio.wait_for(process.wait(), EXIT_WAIT_S)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    return await process.wait()
+
+
 def _how(code: int | None) -> str:
     """An exit status in words: ``code 1``, ``signal SIGKILL``."""
     if code is None:
@@ -288,9 +301,7 @@ class _Supervisor:
             os.write(write_end, self._order)  # smaller than a pipe's buffer: never blocks
             line = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT_S)
         if line != READY_LINE:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            code = await process.wait()
+            code = await _ended(process)
             self._exited(slot, process)
             raise WorkerStartError(f"worker {slot} exited with {_how(code)} before it served (its log says why)")
         log.info("worker started", worker=slot, pid=process.pid)
