@@ -185,6 +185,7 @@ def build_app(settings: Settings, registry: Registry = REGISTRY, *, share_ports:
         cache_games=settings.cache_games,
         clock_range=clock_range,
         think_times=keeper,
+        deadlines=keeper,
         now_ms=now_ms,
         commands_first=commands_first,
         sizes=sizes,

@@ -212,10 +212,17 @@ class ClockKeeper:
 
     async def deadline_ms(self, game_id: str, seat: int) -> int | None:
         """When the seat's time runs out (ms since the epoch), or None when its clock is not running."""
+        due = (await self.deadlines(game_id)).get(seat)
+        return due[0] if due else None
+
+    async def deadlines(self, game_id: str) -> dict[int, tuple[int, int]]:
+        """By seat whose clock runs: (when its time runs out, its bank left), in ms (see
+        :class:`~service.app.time_control.Deadlines`)."""
         clock = await self._clocks.load(game_id)
-        if clock is None or seat not in clock.since:
-            return None
-        return clock.since[seat] + clock.move_ms + clock.banks.get(seat, clock.bank_ms)
+        if clock is None:
+            return {}
+        banks = {seat: clock.banks.get(seat, clock.bank_ms) for seat in clock.since}
+        return {seat: (since + clock.move_ms + banks[seat], banks[seat]) for seat, since in clock.since.items()}
 
 
 class Clocks:

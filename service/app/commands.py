@@ -23,7 +23,7 @@ from engines.errors import GameError
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.errors import ServiceError, from_game_error
 from service.app.events import client_event, live_event, sent_whole
-from service.app.records import GameRecord, result_meta
+from service.app.records import GameRecord, pending_meta, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.app.time_control import ThinkTimes
 from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
@@ -124,7 +124,7 @@ async def _attempt(
             digest=sub.digest,
             seat=sub.seat,
             command=command,
-            meta=result_meta(result) if result else None,
+            meta=result_meta(result) if result else pending_meta(game.pending(state)),
             final=result is not None,
             recorded_at_ms=now,
             timed_out=sub.timed_out,

@@ -63,6 +63,7 @@ ERRORS: dict[str, ErrorKind] = {
     "game/not_over": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "game/hidden": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "game/rules_unavailable": ErrorKind(grpc.StatusCode.UNAVAILABLE, 503),
+    "rules/not_found": ErrorKind(grpc.StatusCode.NOT_FOUND, 404),
     "replay/not_verified": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "seat/taken": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),
     "seat/none_free": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 409),

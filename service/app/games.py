@@ -17,7 +17,7 @@ from typing import Literal
 
 import structlog
 
-from engines.contract import AnyGame
+from engines.contract import AnyGame, fold
 from engines.envelope import unwrap_command, view_envelope, wrap_command
 from engines.errors import GameError
 from engines.registry import REGISTRY, Registry, catalog_of
@@ -30,10 +30,19 @@ from service.app.events import client_event
 from service.app.fanout import CommandsFirst, Deliveries
 from service.app.house_strategies import house_bot_strategies
 from service.app.observers import GameChange, GameObserver
-from service.app.records import FINISHED, RELEASED, STATUS, GameRecord, SeatClaim, new_meta
+from service.app.records import (
+    FINISHED,
+    RELEASED,
+    STATUS,
+    GameRecord,
+    SeatClaim,
+    new_meta,
+    pending_meta,
+    timestamp,
+)
 from service.app.sizes import SizeLimits
 from service.app.states import StateCache
-from service.app.time_control import ClockRange, SincePrevious, ThinkTimes, TimeControl
+from service.app.time_control import ClockRange, Deadlines, NoDeadlines, SincePrevious, ThinkTimes, TimeControl
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
@@ -65,8 +74,10 @@ class Games:
         commands_first: CommandsFirst | None = None,
         sizes: SizeLimits | None = None,
         registry: Registry = REGISTRY,
+        deadlines: Deadlines | None = None,
     ) -> None:
-        """``registry`` holds the rules versions this server plays (and which one new games get);
+        """``deadlines`` tells when a clocked game's pending seats must act (the clock keeper; default:
+        none). ``registry`` holds the rules versions this server plays (and which one new games get);
         ``observers`` are told of every game this process creates or changes (see GameObserver);
         ``clock_range`` bounds the time per move of a game's time control, ``sizes`` the pages and player
         names. A command's events are stamped
@@ -74,6 +85,7 @@ class Games:
         since the previous event; the server gives its clock keeper). ``commands_first`` is told of every
         command being applied (the live fan-out gives way to them)."""
         self.registry = registry
+        self._deadlines: Deadlines = deadlines or NoDeadlines()
         self._rules_replies: dict[str, game_service_pb2.GetGameRulesResponse] = {}
         self._clock_range = clock_range or ClockRange()
         self._sizes = sizes or SizeLimits()
@@ -139,7 +151,17 @@ class Games:
     def game_rules(self, name: str, rules_version: str = "") -> game_service_pb2.GetGameRulesResponse:
         """Every component of game ``name``'s rules version (empty: the current one) named and explained,
         and a line per phase (see :func:`engines.registry.catalog_of`)."""
-        game = self.engine(name, rules_version)
+        current = self.registry.current(name)
+        if current is None:
+            raise _unknown_game(name, self.registry)
+        game = self.registry.get(name, rules_version) if rules_version else current
+        if game is None:
+            held = ", ".join(g.spec.rules_version for g in self.registry.versions(name))
+            raise ServiceError(
+                "rules/not_found",
+                f"this server has no rules version {quoted(rules_version)} of {name}: it holds {held}; leave "
+                "rules_version empty for the current one",
+            )
         reply = self._rules_replies.get(game.spec.rules_version)
         if reply is None:
             reply = self._rules_replies[game.spec.rules_version] = _rules_reply(name, game)
@@ -258,11 +280,13 @@ class Games:
         )
         if holders is not None:
             meta.update(_reserved_seats(holders(game_id), config.seats))
+        state = fold(game, events)
+        meta.update(pending_meta(game.pending(state)))
         setup = [e.SerializeToString() for e in events]
         stored = await self._store.create(game_id, meta, [NewEvent(data) for data in setup])
         log.info("game created", game_id=game_id, game=name, seats=seats)
         record = self._records[game_id] = GameRecord.parse(game_id, stored, self.registry)
-        self._states.created(game_id, game, setup, record.created_ms)  # the setup in hand is the whole log
+        self._states.created(game_id, game, setup, record.created_ms, state)  # the setup in hand is the whole log
         await self._notify_current(record)
         return record.summary()
 
@@ -443,12 +467,22 @@ class Games:
         view = view_envelope(record.game, loaded.state, seat, reveal=reveal, game_id=game_id, version=loaded.version)
         if loaded.version < version:
             del view.legal_commands[:]
+        elif record.time_control is not None and not over:
+            await self._add_deadlines(view)
         if view.status == game_pb2.GAME_STATUS_FINISHED:
             del view.results[:]
             record = await self._record(game_id, fresh=True)
             if not record.withheld:  # the outcome of a deal's table is its tournament's, with the deal's
                 view.results.extend(record.seat_results())
         return view
+
+    async def _add_deadlines(self, view: game_pb2.GameView) -> None:
+        """Put into ``view`` (the latest of a running clocked game) when each pending seat's time runs out."""
+        due = await self._deadlines.deadlines(view.game_id)
+        for seat in view.pending_seats:
+            if seat in due:
+                deadline_ms, bank_ms = due[seat]
+                view.deadlines.add(seat=seat, deadline=timestamp(deadline_ms), bank_ms=bank_ms)
 
     async def _boundary(self, game_id: str, at_version: int, version: int) -> int:
         """The command boundary at or after ``at_version``: the last event of the command (or setup) that

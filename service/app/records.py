@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -15,7 +15,16 @@ from service.app.errors import ServiceError
 from service.app.time_control import TimeControl
 from service.app.tokens import hash_token, new_token
 
-__all__ = ["RELEASED", "GameRecord", "SeatClaim", "new_meta", "result_meta", "rules_unavailable", "timestamp"]
+__all__ = [
+    "RELEASED",
+    "GameRecord",
+    "SeatClaim",
+    "new_meta",
+    "pending_meta",
+    "result_meta",
+    "rules_unavailable",
+    "timestamp",
+]
 
 RUNNING = "running"
 FINISHED = "finished"
@@ -52,6 +61,8 @@ class GameRecord:
     reveal_after_end: bool = True
     time_control: TimeControl | None = None
     abandoned: bool = False
+    #: The seats that must act now, as the last command left them (empty for a game stored before it was kept).
+    pending: tuple[int, ...] = ()
     #: Seats the server plays itself, by seat: the built-in strategy's name.
     house_bots: dict[int, str] = field(default_factory=dict)
     policy: str = "true"
@@ -120,6 +131,7 @@ class GameRecord:
             time_control=TimeControl.from_json(meta["time_control"]) if "time_control" in meta else None,
             house_bots=house_bots,
             abandoned="abandoned_ms" in meta,
+            pending=pending_of(meta),
         )
 
     def summary(self) -> game_service_pb2.GameSummary:
@@ -137,6 +149,8 @@ class GameRecord:
             created_at=timestamp(self.created_ms),
             updated_at=timestamp(self.updated_ms),
             abandoned=self.abandoned,
+            pending_seats=() if self.finished else self.pending,
+            keep_hidden_after_end=not self.reveal_after_end,
         )
         for seat in range(self.config.seats):
             claim = self.claims.get(seat)
@@ -209,6 +223,21 @@ def rules_unavailable(rules_version: str, what: str) -> ServiceError:
         "game by other rules; use a server of a release that has them (in a rolling upgrade, retry: an "
         "upgraded server serves it)",
     )
+
+
+#: The metadata field holding the seats that must act now (comma-separated), set with every command.
+PENDING = "pending"
+
+
+def pending_meta(seats: Iterable[int]) -> dict[str, str]:
+    """The metadata field saying which seats must act now."""
+    return {PENDING: ",".join(str(seat) for seat in sorted(seats))}
+
+
+def pending_of(meta: Mapping[str, str]) -> tuple[int, ...]:
+    """The seats the metadata says must act now."""
+    text = meta.get(PENDING, "")
+    return tuple(int(seat) for seat in text.split(",")) if text else ()
 
 
 def result_meta(result: Result) -> dict[str, str]:

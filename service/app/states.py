@@ -200,10 +200,14 @@ class StateCache:
         while len(self._games) > self._capacity:
             self._games.popitem(last=False)
 
-    def created(self, game_id: str, game: AnyGame, setup: Sequence[bytes], recorded_ms: int) -> LoadedGame:
+    def created(
+        self, game_id: str, game: AnyGame, setup: Sequence[bytes], recorded_ms: int, state: Any = None
+    ) -> LoadedGame:
         """Cache a game this process just created: the state its ``setup`` events (as stored, at versions
-        1 to ``len(setup)``, at ``recorded_ms``) lead to, folded here rather than read back from the store."""
-        state = fold(game, (game.event_type.FromString(data) for data in setup))
+        1 to ``len(setup)``, at ``recorded_ms``) lead to, ``state`` when the caller folded them already,
+        else folded here rather than read back from the store."""
+        if state is None:
+            state = fold(game, (game.event_type.FromString(data) for data in setup))
         loaded = LoadedGame(game, state, len(setup), event_digest(setup[-1]) if setup else "", recorded_ms)
         self._remember(game_id, loaded)
         return loaded

@@ -122,6 +122,23 @@ class ThinkTimes(Protocol):
         ...
 
 
+class Deadlines(Protocol):
+    """When the pending seats of a clocked game must have acted (the clock keeper knows)."""
+
+    async def deadlines(self, game_id: str) -> dict[int, tuple[int, int]]:
+        """By seat whose clock runs: (deadline in ms since the epoch, bank left in ms). Empty when the game
+        has no running clock."""
+        ...
+
+
+class NoDeadlines:
+    """:class:`Deadlines` with no clocks."""
+
+    async def deadlines(self, game_id: str) -> dict[int, tuple[int, int]]:
+        """None."""
+        return {}
+
+
 class SincePrevious:
     """:class:`ThinkTimes` with no clocks: every think time runs from the previous event."""
 

@@ -67,6 +67,7 @@ async def test_requests_that_cannot_be_understood_are_400(api: JsonClient, serve
 
 async def test_unknown_games_and_routes_are_404(api: JsonClient) -> None:
     await expect(404, "game/not_found", api.call("GET", "/v1/games/doesnotexist"))
+    await expect(404, "rules/not_found", api.call("GET", "/v1/gameTypes/oldmen/rules", rulesVersion="oldmen/9"))
     await expect(404, "game/not_found", api.call("GET", "/v1/games/doesnotexist/events"))
     await expect(404, "http/not_found", api.call("GET", "/v1/nowhere"))
     await expect(405, "http/method_not_allowed", api.call("DELETE", "/v1/games"))

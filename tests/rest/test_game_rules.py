@@ -33,4 +33,8 @@ async def test_an_unknown_game_or_version_is_refused_in_a_sentence(api: JsonClie
     assert (unknown.value.status, unknown.value.body["reason"]) == (400, "game/unknown_type")
     with pytest.raises(HttpError) as missing:
         await api.call("GET", "/v1/gameTypes/libertalia/rules", rulesVersion="libertalia/9")
-    assert (missing.value.status, missing.value.body["reason"]) == (503, "game/rules_unavailable")
+    assert (missing.value.status, missing.value.body["reason"]) == (404, "rules/not_found")
+    assert "libertalia/1, libertalia/2" in missing.value.body["message"]
+    with pytest.raises(HttpError) as other:
+        await api.call("GET", "/v1/gameTypes/oldmen/rules", rulesVersion="libertalia/2")
+    assert (other.value.status, other.value.body["reason"]) == (404, "rules/not_found")
