@@ -139,6 +139,17 @@ export function watch(id, fromVersion, callbacks) {
 
 export const gameTypes = () => getJSON("/v1/gameTypes");
 
+// A rules version's components named and explained (GetGameRules), fetched once per version.
+const RULES = new Map();
+export function gameRules(game, rulesVersion = "") {
+  const key = `${game}@${rulesVersion}`;
+  if (!RULES.has(key)) {
+    RULES.set(key, getJSON(`/v1/gameTypes/${encodeURIComponent(game)}/rules`, rulesVersion ? { rulesVersion } : {})
+      .catch((error) => { RULES.delete(key); throw error; }));
+  }
+  return RULES.get(key);
+}
+
 // Whether GetView takes `atVersion` (the board at any version), read from the server's OpenAPI document.
 export async function viewAtVersionSupported() {
   const document = await getJSON("/openapi.json").catch(() => ({}));

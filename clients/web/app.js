@@ -2,13 +2,14 @@
 // replay of a finished one. Routes (in the URL's hash): #/  ·  #/new  ·  #/invitations/<game id>  ·
 // #/play/<game id>/<seat>?token=<seat token>  ·  #/watch/<game id>  ·  #/replay/<game id>?seat=<n>&version=<v>
 import { allEvents, gameTypes, getGame, getView, sentence, unreachable, watch } from "./api.js";
-import { FINISHED, lastMove, lastMoveText, learn, markLastMove, namesOf, renderBoard } from "./board.js";
+import { FINISHED, lastMove, lastMoveText, learn, loadRules, markLastMove, namesOf, renderBoard } from "./board.js";
 import { describeEvent, el } from "./games/common.js";
 import { lobbyPage } from "./lobby.js";
 import { invitationsPage, newGamePage } from "./newtable.js";
 import { playPage } from "./play.js";
 import { replayPage } from "./replay.js";
 import { tabTitle } from "./signals.js";
+import { installTips } from "./tips.js";
 import * as store from "./store.js";
 
 const main = document.getElementById("main");
@@ -48,6 +49,7 @@ function eventItem(event, context) {
 
 async function watchPage(id) {
   let summary = await getGame(id);
+  await loadRules(summary);
   const context = { names: namesOf(summary) };
   let view = await getView(id);
   learn(context, view);
@@ -155,6 +157,7 @@ async function route() {
 }
 
 window.addEventListener("hashchange", route);
+installTips();
 route();
 // The page's files are kept by the browser, so a reload while the server is away still shows the page.
 navigator.serviceWorker?.register("sw.js").catch(() => { /* not offered here (a page not served over HTTPS): no copy kept */ });

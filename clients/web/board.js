@@ -1,6 +1,7 @@
 // A game's board on any page (a seat's, the spectator's, a replay's), drawn by the game's own module, and the
 // results line above it once the game is over.
-import { distinctNames, el, tree } from "./games/common.js";
+import { gameRules } from "./api.js";
+import { distinctNames, el, tree, useRules } from "./games/common.js";
 import * as libertalia from "./games/libertalia.js";
 import * as oldmen from "./games/oldmen.js";
 import * as verraeter from "./games/verraeter.js";
@@ -13,6 +14,12 @@ export const namesOf = (summary) => distinctNames((summary.seats || []).map((s) 
 
 // What the sentences need to know beyond an event (a game's `learn`: its lands, its orangutans).
 export const learn = (context, view, events) => RENDERERS[view?.game]?.learn?.(context, view, events);
+
+// Load the words of `summary`'s game at its own rules version before drawing its board (a page that cannot
+// get them draws the board with the view's own words).
+export async function loadRules(summary) {
+  useRules(await gameRules(summary.game, summary.rulesVersion).catch(() => null));
+}
 
 // The board of `view`; `context` has the names, the viewer's own seat (if any) and, at a table, `play`.
 export function renderBoard(view, context) {

@@ -7,10 +7,15 @@ import * as store from "./store.js";
 
 const time = (stamp) => (stamp ? new Date(stamp).toLocaleString() : "");
 
-// Whose move it is in each running game, from its spectator's view (the summaries do not say), read again
+// Whose move it is in each running game: its summary says so (`pendingSeats`). A game stored by a server
+// that did not keep it yet says nothing until its next command: its spectator's view is read instead, again
 // only when the game's version changed.
 const pendingByGame = new Map();
 async function pendingOf(summary) {
+  if (summary.pendingSeats?.length) {
+    pendingByGame.set(summary.gameId, { version: String(summary.version), pending: summary.pendingSeats });
+    return summary.pendingSeats;
+  }
   const known = pendingByGame.get(summary.gameId);
   if (known && known.version === String(summary.version)) return known.pending;
   const view = await getView(summary.gameId);

@@ -3,7 +3,7 @@
 // The page follows the seat's event stream; while the server cannot be reached it says so and nothing can
 // be clicked, and a move that could not be sent is sent again (with the same command id) once it is back.
 import { UNREACHABLE, allEvents, getGame, getSeatView, newCommandId, sentence, submitCommand, unreachable, watchSeat } from "./api.js";
-import { FINISHED, RENDERERS, lastMove, lastMoveText, markLastMove, namesOf, renderBoard } from "./board.js";
+import { FINISHED, RENDERERS, lastMove, lastMoveText, loadRules, markLastMove, namesOf, renderBoard } from "./board.js";
 import { commandButton, commandKind, describeEvent, el, genericLabel, playerName, whoever } from "./games/common.js";
 import { chime, soundToggle, tabTitle } from "./signals.js";
 import * as store from "./store.js";
@@ -39,11 +39,21 @@ function statusText(view, context) {
   return others.length ? `Waiting for ${others[0]}.` : "Waiting…";
 }
 
-// The seat's clock, estimated in the browser (the API gives no deadline): the move time left since the turn
-// began (the time the server recorded the event that made it the seat's move), and the bank left after the
-// seat's earlier moves (each event says how long its command took).
-function clockText(tc, mine, since, events, seat) {
+// The clock: counted down to the deadline the server gives in the view (when each pending seat's time runs
+// out, its bank included); for a server that gives none, estimated in the browser from when the turn began
+// and the seat's earlier think times.
+function clockText(tc, view, context, mine, since, events, seat) {
   const perMove = Number(tc.moveMs || 0) / 1000;
+  const deadlines = view?.deadlines || [];
+  if (deadlines.length) {
+    const left = (d) => Math.max(0, Math.ceil((Date.parse(d.deadline) - Date.now()) / 1000));
+    const own = deadlines.find((d) => d.seat === seat);
+    if (mine && own) {
+      const bank = Number(own.bankMs || 0) / 1000;
+      return `your clock: ${left(own)} s left${bank ? ` (bank ${Math.round(bank)} s included)` : ""}`;
+    }
+    return `clock: ${deadlines.map((d) => `${playerName(context, d.seat)} ${left(d)} s`).join(", ")}`;
+  }
   if (!mine) return `clock: ${perMove} s a move`;
   const moves = new Map(events.filter((e) => e.seat === seat && e.commandId).map((e) => [e.commandId, Number(e.thinkTimeMs || 0) / 1000]));
   let bank = Number(tc.bankMs || 0) / 1000;
@@ -60,6 +70,7 @@ function clockText(tc, mine, since, events, seat) {
 async function load(id, seat, token) {
   try {
     const [summary, view, past] = await Promise.all([getGame(id), getSeatView(id, seat, token), allEvents(id, seat, token)]);
+    await loadRules(summary);
     return { summary, view, past, offline: false };
   } catch (failure) {
     const last = unreachable(failure) && store.lastBoard(id, seat);
@@ -271,7 +282,7 @@ export async function playPage(main, id, seat, params, { titles, setLeave, conne
   log.replaceChildren(...past.map(item).reverse());
   let timer = null;
   if (clock) {
-    const tick = () => { clock.textContent = clockText(summary.timeControl, myTurn && !offline, turnSince, events, seat); };
+    const tick = () => { clock.textContent = clockText(summary.timeControl, view, context, myTurn && !offline, turnSince, events, seat); };
     tick();
     timer = setInterval(tick, 500);
   }

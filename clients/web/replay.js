@@ -3,7 +3,7 @@
 // there is no seat to choose; while a game runs, or when it keeps hidden information after its end, it can
 // be seen as the spectator or as a seat this browser holds (with that seat's token).
 import { allEvents, getGame, getView, viewAtVersionSupported } from "./api.js";
-import { FINISHED, learn, namesOf, renderBoard } from "./board.js";
+import { FINISHED, learn, loadRules, namesOf, renderBoard } from "./board.js";
 import { describeEvent, el } from "./games/common.js";
 import * as store from "./store.js";
 
@@ -12,19 +12,14 @@ function eventItem(event, context) {
 }
 
 // Whether every seat's view of a finished game is public (a seat's view answers without its token).
-async function publicAfterEnd(id, summary) {
-  if (summary.status !== FINISHED) return false;
-  try {
-    await getView(id, summary.seats?.[0]?.seat ?? 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+// Whether everything about a finished game is public: its policy does not keep hidden information after the
+// end, and it is not a withheld table of a tournament deal.
+const publicAfterEnd = (id, summary) => summary.status === FINISHED && !summary.keepHiddenAfterEnd && !summary.withheld;
 
 export async function replayPage(main, id, params, titles) {
   const summary = await getGame(id);
-  const open = await publicAfterEnd(id, summary);
+  await loadRules(summary);
+  const open = publicAfterEnd(id, summary);
   const held = (summary.seats || []).filter((s) => store.seatToken(id, s.seat));
   const asked = params.get("seat") === null || params.get("seat") === "" ? undefined : Number(params.get("seat"));
   const seat = open || !held.some((s) => s.seat === asked) ? undefined : asked;

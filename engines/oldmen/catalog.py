@@ -26,6 +26,6 @@ def catalog(rules: OldmenRules) -> Catalog:
         counts = Counter(colour_name(c) for c in orangutan.needs)
         needs = " + ".join(f"{n} {colour}" for colour, n in counts.items())
         values = {"vp": orangutan.vp, "needs": needs}
-        name = f"orangutan {orangutan.id} ({orangutan.vp} VP)"
+        name = f"{orangutan.vp} VP orangutan"
         entries.append(Entry("orangutan", orangutan.id, name, fill(effect, values), fill(description, values)))
     return Catalog(tuple(entries), tuple(_TEXTS["phases"].items()))

@@ -17,6 +17,23 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// --- the rules' own words ------------------------------------------------------------------------------
+// Names, one-sentence effects and descriptions of the game's components, and a line per phase, from the
+// server (GetGameRules, for the game's own rules version), so a corrected card changes the page with no code.
+const TEXTS = { entries: new Map(), phases: new Map() };
+
+export function useRules(reply) {
+  TEXTS.entries = new Map((reply?.entries || []).map((e) => [`${e.kind}:${e.id}`, e]));
+  TEXTS.phases = new Map((reply?.phases || []).map((p) => [p.phase, p.hint]));
+}
+
+// The entry of a component, or undefined (the page then falls back to what the view says of it).
+export const textOf = (kind, id) => TEXTS.entries.get(`${kind}:${id}`);
+// "What to do now" in a phase (its enum name), or undefined.
+export const phaseHint = (phase) => TEXTS.phases.get(phase);
+// A tooltip: the name, what it does, and the rule in full.
+export const tipOf = (entry, extra = "") => (entry ? `${entry.name}: ${entry.effect}${extra}\n\n${entry.description}` : extra);
+
 // "OLDMEN_COLOUR_RED" -> "red"; "VERRAETER_BUILDING_SIDE_TRADING_POST" -> "trading post" (prefix = game+type).
 export function enumName(value, prefix) {
   if (typeof value !== "string") return String(value ?? "");

@@ -1,20 +1,36 @@
 // Libertalia: the island (today's characters), the day boxes of loot, the reputation track, and each
 // seat's ship, loot, doubloons and score; the seat's legal commands on its characters and the others';
 // the log as sentences.
-import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
+import { SENTENCES, actOn, el, enumName, header, listed, phaseHint, playerName, remaining, seatBadge, textOf, tipOf, who, whoever } from "./common.js";
 
 const lootKind = (l) => enumName(l, "LIBERTALIA_LOOT_");
 
 // --- what each thing is called ------------------------------------------------------------------------
 // The one place the words for a character and a loot token come from: `label`, what the board shows; `text`,
-// how the commands and the log name it; `tip`, its tooltip. When the API gives the characters' names and
-// abilities and the loot's effects, only this changes.
+// how the commands and the log name it; `tip`, its tooltip. Names and effects come from the rules' own words
+// (GetGameRules, for the game's rules version); the view's numbers stand in where those are missing.
+const LOOT_TYPES = ["map", "barrel", "amulet", "chest", "hook", "saber", "relic"];
+// Each loot type's side of the board in the game on the page (a view's `sides`, by loot type).
+let boardSides = [];
+
 export const WORDS = {
   character: (rank, owner, context) => {
-    const text = rank === 0 ? "the midshipman" : `character ${rank}`;
-    return { label: rank === 0 ? "midshipman" : `#${rank}`, text, tip: owner === undefined ? text : `${text} of ${playerName(context, owner)}` };
+    const entry = textOf("character", String(rank));
+    const name = entry?.name || (rank === 0 ? "Midshipman" : `character ${rank}`);
+    const text = rank === 0 ? "the Midshipman" : entry ? `the ${name} (${rank})` : name;
+    const whose = owner === undefined || rank === 0 ? "" : ` (of ${playerName(context, owner)})`;
+    return { label: rank === 0 ? "Midshipman" : `#${rank} ${entry ? name : ""}`.trim(), text, tip: entry ? tipOf(entry, whose) : `${text}${whose}` };
   },
-  loot: (l) => ({ label: lootKind(l), text: lootKind(l), tip: lootKind(l) }),
+  loot: (l) => {
+    const kind = lootKind(l);
+    const side = enumName(boardSides[LOOT_TYPES.indexOf(kind)], "LIBERTALIA_SIDE_") || "calm";
+    const entry = textOf("loot", `${kind}:${side}`);
+    return { label: kind, text: kind, tip: entry ? tipOf(entry) : kind };
+  },
+  space: (index, owner) => {
+    const entry = textOf("track_space", owner >= 0 ? String(index + 1) : "dummy");
+    return entry ? tipOf(entry) : owner >= 0 ? `space ${index + 1}` : "dummy token: a space no player holds";
+  },
 };
 
 const loot = (l) => WORDS.loot(l).text;
@@ -56,6 +72,7 @@ function seatPanel(s, board, context) {
 
 export function render(view, context) {
   const b = view.libertalia;
+  boardSides = b.sides || [];
   const today = (b.day || 1) - 1;
   const shown = ["phase", "voyage", "day", "days", "reputation", "island", "boxes", "bagCount", "seats", "prompt", "queue"];
   return el(
@@ -76,7 +93,7 @@ export function render(view, context) {
         el("div", { class: `day-box${i === today ? " today" : ""}`, "data-day": i + 1 }, el("b", {}, `day ${i + 1}${i === today ? " (today)" : ""}`), (box.tokens || []).map(token))))),
     el("section", { class: "reputation" }, el("h3", {}, "Reputation (left low, right high)"),
       el("ol", { class: "track" }, (b.reputation || []).map((owner, i) =>
-        el("li", { class: owner >= 0 ? `seat-${owner}` : "dummy", "data-space": i }, owner >= 0 ? seatBadge(context, owner) : "dummy")))),
+        el("li", { class: owner >= 0 ? `seat-${owner}` : "dummy", "data-space": i, title: WORDS.space(i, owner), tabindex: 0 }, owner >= 0 ? seatBadge(context, owner) : "dummy")))),
     b.prompt ? el("div", { class: "prompt" }, "waiting for ", seatBadge(context, b.prompt.seat), ": ", promptText(b.prompt)) : null,
     el("div", { class: "seats" }, (b.seats || []).map((s) => seatPanel(s, b, context))),
     remaining(b, shown)
@@ -167,6 +184,7 @@ export function learn() {}
 export function whatNow(view, context, mine) {
   const b = view.libertalia || {};
   const phase = enumName(b.phase, "LIBERTALIA_PHASE_");
+  const hint = phaseHint(b.phase);
   if (phase === "select") {
     return mine
       ? "Choose a character from your hand to send to the island: the others choose at the same time, and all are revealed together."
@@ -176,7 +194,7 @@ export function whatNow(view, context, mine) {
     const what = promptText(b.prompt);
     return mine ? `Choose ${what}.` : `${whoever(context, [b.prompt.seat ?? 0])} chooses ${what}.`;
   }
-  return null;
+  return hint || null;
 }
 
 // The things on the board a move's event touched (keys of `actOn`): the characters it chose or moved.

@@ -1,6 +1,6 @@
 // Old Men of the Forest: the trick, each seat's hand, pool and saved orangutans, and the orangutan row;
 // the seat's legal commands on its cards, the trick and the orangutans; the log as sentences.
-import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
+import { SENTENCES, actOn, el, enumName, header, listed, playerName, remaining, seatBadge, textOf, tipOf, who, whoever } from "./common.js";
 
 const colour = (c) => enumName(c, "OLDMEN_COLOUR_");
 const needsText = (o) => listed((o.needs || []).map(colour));
@@ -12,9 +12,13 @@ const needsText = (o) => listed((o.needs || []).map(colour));
 export const WORDS = {
   card: (c) => {
     const text = c ? `${colour(c.colour)} ${c.value}` : "a card";
-    return { label: c ? String(c.value) : "?", text, tip: text };
+    const entry = c ? textOf("colour", colour(c.colour)) : undefined;
+    return { label: c ? String(c.value) : "?", text, tip: entry ? `${text}. ${tipOf(entry)}` : text };
   },
-  orangutan: (o) => ({ label: `${o.vp} VP`, text: `the ${o.vp ?? "?"} VP orangutan`, tip: `${o.vp} VP orangutan, needs ${needsText(o)}` }),
+  orangutan: (o) => {
+    const entry = o.id ? textOf("orangutan", o.id) : undefined;
+    return { label: `${o.vp} VP`, text: `the ${o.vp ?? "?"} VP orangutan`, tip: entry ? tipOf(entry) : `${o.vp} VP orangutan, needs ${needsText(o)}` };
+  },
   saved: (o) => {
     const tucked = (o.tucked || []).length;
     return { label: `${o.vp} VP (−${tucked})`, text: `the ${o.vp} VP orangutan`, tip: `${o.vp} VP, ${tucked} card${tucked === 1 ? "" : "s"} under it` };

@@ -1,7 +1,7 @@
 // Verräter: the ring of lands (house, base strength, buildings), the battlefield, and each seat's house,
 // VP, hand, buildings and action card; the seat's legal commands on the lands and action cards; the log
 // as sentences.
-import { SENTENCES, actOn, el, enumName, header, isUnset, listed, playerName, remaining, seatBadge, who, whoever } from "./common.js";
+import { SENTENCES, actOn, el, enumName, header, isUnset, listed, playerName, remaining, seatBadge, textOf, tipOf, who, whoever } from "./common.js";
 
 const house = (h) => enumName(h, "VERRAETER_HOUSE_");
 const House = (h) => { const n = house(h); return n ? `the ${n[0].toUpperCase()}${n.slice(1)} house` : "no house"; };
@@ -21,14 +21,21 @@ const s_ = (c, seat) => (seat === c.seat ? "" : "s");
 // names and effects and the lands' names, only this changes.
 export const WORDS = {
   land: (l) => {
-    const type = LAND_TYPES[l?.type] || "land";
-    return { label: `${l.position}. ${type}`, text: `the ${type} (${l.position})`, tip: `${type}, base ${l.base}, ${house(l.house)}`, type };
+    const entry = textOf("land", l?.cardId) || textOf("land_type", l?.type);
+    const type = entry?.name?.toLowerCase() || LAND_TYPES[l?.type] || "land";
+    const tip = entry ? tipOf(entry, ` Now held by ${house(l.house)}.`) : `${type}, base ${l.base}, ${house(l.house)}`;
+    return { label: `${l.position}. ${type}`, text: `the ${type} (${l.position})`, tip, type };
   },
   action: (a) => {
-    const name = ACTIONS[enumName(a, "VERRAETER_ACTION_")] || enumName(a, "VERRAETER_ACTION_");
-    return { label: name, text: name, tip: null };
+    const id = enumName(a, "VERRAETER_ACTION_").replace(/ /g, "");
+    const entry = textOf("action_card", id);
+    const name = entry?.name || ACTIONS[id] || id;
+    return { label: name, text: name, tip: entry ? tipOf(entry) : null };
   },
-  supply: (v) => ({ label: String(v), text: String(v), tip: null }),
+  supply: (v) => {
+    const entry = textOf("supply_card", String(v));
+    return { label: String(v), text: String(v), tip: entry ? tipOf(entry) : null };
+  },
 };
 
 const action = (a) => WORDS.action(a).text;
