@@ -34,7 +34,7 @@ from service.app.records import GameRecord
 from service.app.time_control import TimeControl, think_since
 from service.store.clock_port import ClockRecord, ClockStore, Deadline, Move
 from service.store.failures import is_unavailable
-from service.store.port import EventStore, StoredEvent
+from service.store.port import LoggedGames, StoredEvent
 
 __all__ = ["ClockKeeper", "Clocks", "timeout_command_id", "wait_for_event"]
 
@@ -61,7 +61,7 @@ def timeout_command_id(deadline: Deadline) -> str:
 class ClockKeeper:
     """The clock observer of one server process: charges moves and sets deadlines as games change."""
 
-    def __init__(self, clocks: ClockStore, store: EventStore, now_ms: Callable[[], int]) -> None:
+    def __init__(self, clocks: ClockStore, store: LoggedGames, now_ms: Callable[[], int]) -> None:
         """``now_ms`` is the server's clock; ``store`` is read only for moves a change did not hand over
         (a game reported again by the sweep)."""
         self._clocks = clocks

@@ -26,7 +26,7 @@ from service.app.events import client_event, live_event, sent_whole
 from service.app.records import GameRecord, pending_meta, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.app.time_control import ThinkTimes
-from service.store.port import CommandIdReusedError, EventStore, NewEvent, StoredEvent, VersionConflictError
+from service.store.port import CommandIdReusedError, EventLog, NewEvent, StoredEvent, VersionConflictError
 
 __all__ = ["Outcome", "Stamps", "Submission", "apply_command", "command_digest", "prior_outcome"]
 
@@ -79,7 +79,7 @@ class Stamps:
     think: ThinkTimes
 
 
-async def apply_command(store: EventStore, states: StateCache, submission: Submission, stamps: Stamps) -> Outcome:
+async def apply_command(store: EventLog, states: StateCache, submission: Submission, stamps: Stamps) -> Outcome:
     """Apply ``submission`` (see the module docstring); raises ServiceError when it is refused."""
     game_id = submission.record.game_id
     loaded = await states.get(game_id, submission.record.game)
@@ -91,9 +91,7 @@ async def apply_command(store: EventStore, states: StateCache, submission: Submi
     raise ServiceError("game/stale_version", "the game kept changing while deciding your command; send it again")
 
 
-async def _attempt(
-    store: EventStore, states: StateCache, loaded: LoadedGame, sub: Submission, stamps: Stamps
-) -> Outcome:
+async def _attempt(store: EventLog, states: StateCache, loaded: LoadedGame, sub: Submission, stamps: Stamps) -> Outcome:
     game, game_id = sub.record.game, sub.record.game_id
     try:
         game.check_command(loaded.state, sub.inner)  # malformed before anything else, a stale version included
@@ -164,7 +162,7 @@ async def _attempt(
     return Outcome(response, finished=result is not None, state=state, stored=stored)
 
 
-async def _duplicate_or(store: EventStore, sub: Submission, error: ServiceError) -> Outcome:
+async def _duplicate_or(store: EventLog, sub: Submission, error: ServiceError) -> Outcome:
     """A retry of an applied command gets its first outcome; anything else gets ``error``."""
     prior = await store.find_command(sub.record.game_id, sub.command_id)
     if prior is None:
@@ -175,17 +173,17 @@ async def _duplicate_or(store: EventStore, sub: Submission, error: ServiceError)
     return await _first_outcome(store, sub, first, last)
 
 
-async def _first_outcome(store: EventStore, sub: Submission, first: int, last: int) -> Outcome:
+async def _first_outcome(store: EventLog, sub: Submission, first: int, last: int) -> Outcome:
     return await _stored_outcome(store, sub.record, sub.seat, first, last)
 
 
-async def _stored_outcome(store: EventStore, record: GameRecord, seat: int, first: int, last: int) -> Outcome:
+async def _stored_outcome(store: EventLog, record: GameRecord, seat: int, first: int, last: int) -> Outcome:
     stored = await store.read(record.game_id, first, last - first + 1)
     events = [client_event(record.game, e, seat, finished=sent_whole(record, e)) for e in stored]
     return Outcome(game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True))
 
 
-async def prior_outcome(store: EventStore, record: GameRecord, seat: int, command_id: str) -> Outcome | None:
+async def prior_outcome(store: EventLog, record: GameRecord, seat: int, command_id: str) -> Outcome | None:
     """The first outcome of an already applied command id, or None if the id is new."""
     prior = await store.find_command(record.game_id, command_id)
     if prior is None:

@@ -18,7 +18,7 @@ from service.app.errors import ServiceError, quoted
 from service.app.exports import EXPORT_FORMAT, build_export, chain_problem, logged_events
 from service.app.games import Games
 from service.app.records import SeatClaim, new_meta, result_meta
-from service.store.port import EventStore, NewEvent
+from service.store.port import LoggedGames, NewEvent
 
 __all__ = ["Replays", "verify_export", "verify_locally"]
 
@@ -101,7 +101,7 @@ def verify_locally(export: replay_service_pb2.GameExport) -> replay_service_pb2.
 class Replays:
     """Export, verify and import finished games."""
 
-    def __init__(self, store: EventStore, games: Games) -> None:
+    def __init__(self, store: LoggedGames, games: Games) -> None:
         """Exports read ``store``; verification uses the rules versions of ``games``' registry."""
         self._store = store
         self._games = games

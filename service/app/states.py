@@ -20,7 +20,7 @@ import structlog
 
 from engines.contract import AnyGame, fold
 from engines.snapshot import FORMAT, SnapshotError, StateCodec
-from service.store.port import EventStore, StoredEvent, event_digest
+from service.store.port import SnapshottedLog, StoredEvent, event_digest
 
 __all__ = ["LoadedGame", "StateCache", "snapshot_tag"]
 
@@ -53,7 +53,7 @@ class LoadedGame:
 class StateCache:
     """Engine states by game id, current to the version last seen in the store."""
 
-    def __init__(self, store: EventStore, *, capacity: int = 10_000, snapshot_every: int = 100) -> None:
+    def __init__(self, store: SnapshottedLog, *, capacity: int = 10_000, snapshot_every: int = 100) -> None:
         """``snapshot_every``: a snapshot is written each time the log passes a multiple of it."""
         self._store = store
         self._capacity = capacity

@@ -10,11 +10,17 @@ from typing import Protocol
 __all__ = [
     "AppendResult",
     "CommandIdReusedError",
+    "EventLog",
     "EventStore",
+    "GameIndex",
+    "GameMetadata",
     "GamePage",
     "LogDivergedError",
+    "LoggedGames",
     "MetaClaim",
     "NewEvent",
+    "Snapshots",
+    "SnapshottedLog",
     "StoreError",
     "StoredEvent",
     "VersionConflictError",
@@ -105,9 +111,8 @@ class CommandIdReusedError(StoreError):
     """The command id was already used for a different command in this game."""
 
 
-class EventStore(Protocol):
-    """A per-game append-only log with optimistic concurrency, idempotent commands, live tails,
-    snapshots and an index of games. Every backend passes ``tests/store/test_store_contract.py``."""
+class EventLog(Protocol):
+    """The per-game append-only logs: optimistic concurrency, idempotent commands, live tails."""
 
     async def create(self, game_id: str, meta: Mapping[str, str], events: Sequence[NewEvent]) -> dict[str, str]:
         """Create a game with its metadata and setup events (versions 1..n); returns the metadata as stored
@@ -168,6 +173,10 @@ class EventStore(Protocol):
         """The game's current version (0 if there is no such game)."""
         ...
 
+
+class GameMetadata(Protocol):
+    """Each game's metadata fields (its record: seats, status, results...), set atomically where it matters."""
+
     async def meta(self, game_id: str) -> dict[str, str] | None:
         """The game's metadata (``version`` included), or None if there is no such game."""
         ...
@@ -185,14 +194,13 @@ class EventStore(Protocol):
         reads the metadata as it is afterwards. A game that does not exist (or no longer does) is not created."""
         ...
 
-    async def delete(self, game_id: str) -> None:
-        """Delete the game (its log, metadata, command ids, snapshots and clock) and take it out of every
-        index. Deleting a game that does not exist does nothing."""
-        ...
-
     async def replace_meta(self, game_id: str, field: str, value: str) -> bool:
         """Overwrite one metadata field that exists; True if it existed (used to revoke seat tokens)."""
         ...
+
+
+class Snapshots(Protocol):
+    """Folded states kept beside a game's log, so a load need not fold it from the start."""
 
     async def save_snapshot(self, game_id: str, version: int, tag: str, blob: bytes) -> None:
         """Keep ``blob`` as the state at ``version`` (``tag`` names its format). Earlier snapshots stay, so a
@@ -204,12 +212,34 @@ class EventStore(Protocol):
         there is none."""
         ...
 
+
+class GameIndex(Protocol):
+    """The games in order of creation, by game name and status."""
+
     async def list_games(self, *, game: str, status: str, limit: int, cursor: str) -> GamePage:
         """Metadata of games, newest first, filtered by game name and status (empty: any)."""
         ...
 
     async def count_games(self, status: str) -> int:
         """How many games have ``status`` (``running``, ``finished``)."""
+        ...
+
+
+class LoggedGames(EventLog, GameMetadata, Protocol):
+    """Games' logs with their metadata (what exports, imports and clocks read)."""
+
+
+class SnapshottedLog(EventLog, Snapshots, Protocol):
+    """Games' logs with their snapshots (what the state cache loads states from)."""
+
+
+class EventStore(EventLog, GameMetadata, Snapshots, GameIndex, Protocol):
+    """All of a game store: its logs, metadata, snapshots and index (an application part asks for the
+    small ports it uses). Every backend passes ``tests/store/test_store_contract.py``."""
+
+    async def delete(self, game_id: str) -> None:
+        """Delete the game (its log, metadata, command ids, snapshots and clock) and take it out of every
+        index. Deleting a game that does not exist does nothing."""
         ...
 
     async def close(self) -> None:
