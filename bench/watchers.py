@@ -1,13 +1,15 @@
 """Live fan-out benchmark: many watchers on one game while its commands flow at a steady rate.
 
-Usage: python bench/watchers.py [--watchers 100,1000,2000] [--rate 20] [--seconds S] [--channels C] [--json]
+Usage: python bench/watchers.py [--watchers 100,1000,2000] [--rate 20] [--seconds S] [--channels C] [--per-event]
+       [--json]
 
 The real server (service.bootstrap.build_app, embedded Redis) runs in this process, on the event loop
 ``parlour serve`` runs on (service.event_loop: asyncio's by default; ``PARLOUR_EVENT_LOOP=uvloop`` for uvloop).
 A second process opens the watchers (WatchGame streams as spectators, spread over ``--channels`` gRPC
-channels) on one game of Old Men of the Forest (a two-deal match, 4 seats); once every stream is open, a
-third process plays it with one driver at ``--rate`` SubmitCommand per second (each move decided on a
-local mirror of the game from its known seed, so no view is fetched). The driver has a process of its own
+channels, each asking for one reply per command, ``by_command``, unless ``--per-event``) on one game of
+Old Men of the Forest (a two-deal match, 4 seats); once every stream is open, a third process plays it
+with one driver at ``--rate`` SubmitCommand per second (each move decided on a local mirror of the game
+from its known seed, so no view is fetched). The driver has a process of its own
 so that the watchers' client work (decoding thousands of messages a second) does not slow the driver down:
 the command rate measured is the server's. For each watcher count it reports:
 
@@ -106,6 +108,8 @@ class Load:
     channels: int
     rate: float
     seconds: float
+    #: Ask for one reply per command (WatchGameRequest.by_command), as the SDK and the web page do.
+    by_command: bool = True
 
 
 @dataclass
@@ -146,7 +150,7 @@ async def _watchers(load: Load, ready: Any, stop: Any) -> Watched:
     gate = asyncio.Semaphore(0)
     try:
         streams = [
-            asyncio.ensure_future(_watch(opened[i % load.channels], load.game, gate, watched))
+            asyncio.ensure_future(_watch(opened[i % load.channels], load.game, gate, watched, load.by_command))
             for i in range(load.watchers)
         ]
         for _ in range(load.watchers):
@@ -164,19 +168,23 @@ async def _watchers(load: Load, ready: Any, stop: Any) -> Watched:
     return watched
 
 
-async def _watch(channel: grpc.aio.Channel, game: Seated, ready: asyncio.Semaphore, watched: Watched) -> None:
+async def _watch(
+    channel: grpc.aio.Channel, game: Seated, ready: asyncio.Semaphore, watched: Watched, by_command: bool
+) -> None:
     """Watch from the game's last stored version (its arrival says the stream is open), then record
-    (version, receipt time) of every later event."""
+    (version, receipt time) of every later event (``by_command``: one reply per command)."""
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    stream = stub.WatchGame(game_service_pb2.WatchGameRequest(game_id=game.game_id, from_version=game.version))
+    request = game_service_pb2.WatchGameRequest(game_id=game.game_id, from_version=game.version, by_command=by_command)
+    stream = stub.WatchGame(request)
     opened = False
     try:
         async for reply in stream:
-            if reply.event.version == game.version:
-                opened = True
-                ready.release()
-            else:
-                watched.received.append((reply.event.version, time.perf_counter()))
+            for event in reply.events if by_command else [reply.event]:
+                if event.version == game.version:
+                    opened = True
+                    ready.release()
+                else:
+                    watched.received.append((event.version, time.perf_counter()))
     except grpc.aio.AioRpcError as error:
         if error.code() != grpc.StatusCode.CANCELLED:
             watched.failed += 1
@@ -298,7 +306,9 @@ async def measure(args: argparse.Namespace, data_dir: Path) -> list[tuple[Run, f
     try:
         for count in args.watchers:
             game = await _seated_game(app, f"watchers-{count}-{uuid.uuid4().hex}".encode())
-            load = Load(f"127.0.0.1:{app.grpc_port}", game, count, args.channels, args.rate, args.seconds)
+            load = Load(
+                f"127.0.0.1:{app.grpc_port}", game, count, args.channels, args.rate, args.seconds, not args.per_event
+            )
             results.append(await _one_run(app, load, samples))
     finally:
         sampler.cancel()
@@ -354,6 +364,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rate", type=float, default=20.0, help="commands per second (default 20)")
     parser.add_argument("--seconds", type=float, default=6.0, help="how long each run plays (default 6)")
     parser.add_argument("--channels", type=int, default=8, help="gRPC channels the watchers share (default 8)")
+    parser.add_argument(
+        "--per-event", action="store_true", help="one reply per event (the default: one per command, by_command)"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args(argv)
     args.watchers = [int(n) for n in args.watchers.split(",") if n.strip()]
