@@ -75,7 +75,9 @@ async def _load(target: str, in_flight: int, seconds: float) -> tuple[int, float
     result = server.LoadResult(kind="full", in_flight=in_flight, window_s=seconds)
     async with open_channel(target) as channel:
         await channel.channel_ready()
-        drivers = await server._mirror_drivers(channel, in_flight, int(time.time()), result)
+        # No games prepared: each driver creates its games as it goes, and their set-up is in the CPU the
+        # caller divides by every command of the run (the same in every setup compared).
+        drivers = await server._mirror_drivers(channel, in_flight, int(time.time()), result, ())
         start = time.perf_counter() + server.WARMUP_S
         window = server.Window(start, start + seconds)
         await asyncio.gather(*(driver(window) for driver in drivers))
