@@ -98,10 +98,12 @@ function follow(fromVersion, url, { onEvent, onEnd, onState }) {
       failures = 0;
       onState?.("live");
     };
+    // One message per command (`byCommand`): all of its events, in log order.
     source.onmessage = (message) => {
-      const event = JSON.parse(message.data).event;
-      next = Number(event.version) + 1;
-      onEvent(event);
+      for (const event of JSON.parse(message.data).events) {
+        next = Number(event.version) + 1;
+        onEvent(event);
+      }
     };
     // The browser would retry by itself, but not after an error status, and a seat's ticket is used up: the
     // stream is always opened again here.
@@ -128,13 +130,13 @@ function follow(fromVersion, url, { onEvent, onEnd, onState }) {
 export function watchSeat(id, seat, token, fromVersion, callbacks) {
   return follow(fromVersion, async (next) => {
     const ticket = await streamTicket(id, seat, token);
-    return `${game(id)}:watch?${new URLSearchParams({ seat, fromVersion: next, streamTicket: ticket })}`;
+    return `${game(id)}:watch?${new URLSearchParams({ seat, fromVersion: next, streamTicket: ticket, byCommand: true })}`;
   }, callbacks);
 }
 
 // The spectator's events of the game from `fromVersion` on, live (see `follow`).
 export function watch(id, fromVersion, callbacks) {
-  return follow(fromVersion, async (next) => `${game(id)}:watch?fromVersion=${next}`, callbacks);
+  return follow(fromVersion, async (next) => `${game(id)}:watch?fromVersion=${next}&byCommand=true`, callbacks);
 }
 
 export const gameTypes = () => getJSON("/v1/gameTypes");

@@ -87,6 +87,8 @@ async def test_the_page_resumes_after_a_dropped_connection(
     context_url = await proxy.start()
     try:
         page = await context.new_page()
+        streams: list[str] = []
+        page.on("request", lambda request: streams.append(request.url) if ":watch?" in request.url else None)
         await page.goto(context_url + "/")
         bot = f"house:{house_strategy(game)}"
         [link] = await new_table(page, game, ["person", bot, bot], ["Anna", "", ""])
@@ -113,6 +115,7 @@ async def test_the_page_resumes_after_a_dropped_connection(
         await context.close()
         await proxy.close()
     assert sorted(logged) == [int(e["version"]) for e in events]  # every event once, none lost in the drop
+    assert len(streams) >= 2 and all("byCommand=true" in url for url in streams)  # one message per command
     assert all("Failed to load resource" in p for p in problems)  # only the browser's note of the refused reconnects
 
 
