@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +69,9 @@ class _Session:
 #: How long a name held by a session outlives the session's last renewal (a session renews it every third
 #: of that; one that ends lets it go at once, one whose process stopped loses it after this long).
 HOLD_MS = 60_000
+#: How long a bot counts as connected after its session last said so (every third of that while it is
+#: open; a session that ends says so at once, one whose process stopped lapses after this long).
+PRESENCE_MS = 6_000
 
 
 class Bots:
@@ -148,6 +151,10 @@ class Bots:
         if not await self._store.release(name):
             raise ServiceError("bot/unknown", f"there is no bot named {name!r}")
 
+    async def present(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` whose bots are connected now, to any server (see :data:`PRESENCE_MS`)."""
+        return await self._store.present(names) if names else set()
+
     async def check_plays(self, name: str, game: str) -> None:
         """Raise request/invalid if bot ``name`` said (in its last Hello) that it does not play ``game``."""
         games = await self._store.games(name)
@@ -201,6 +208,7 @@ class Bots:
         await session.outbox.put(pb.ConnectResponse(welcome=pb.Welcome(bot_name=session.name)))
         session.spawn(self._follow_assignments(session))
         session.spawn(self._read_moves(session, moves))
+        session.spawn(self._keep_present(session))
         if held:
             session.spawn(self._keep_name(session))
         waiting: list[asyncio.Future[Any]] = []
@@ -220,6 +228,8 @@ class Bots:
                 task.cancel()
             if self._sessions.get(session.name) is session:
                 del self._sessions[session.name]
+            with contextlib.suppress(Exception):  # else it lapses by itself
+                await self._store.mark_absent(session.name, session.holder)
             if held:
                 with contextlib.suppress(Exception):  # else the hold lapses by itself
                     await self._store.let_go(session.name, session.holder)
@@ -233,6 +243,13 @@ class Bots:
                 await asyncio.wait_for(session.ended.wait(), HOLD_MS / 3000)
             if session.ended.is_set():
                 return
+
+    async def _keep_present(self, session: _Session) -> None:
+        """Say the bot is connected until the session ends (ladders seat only connected bots)."""
+        while not session.ended.is_set():
+            await self._store.mark_present(session.name, session.holder, PRESENCE_MS)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.ended.wait(), PRESENCE_MS / 3000)
 
     async def _follow_assignments(self, session: _Session) -> None:
         last = "0"

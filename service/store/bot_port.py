@@ -1,8 +1,10 @@
-"""The bot store port: bot identities (the hash of each bot's key, the games it plays) and each bot's
-stream of seat assignments. Every adapter passes ``tests/store/test_bot_store_contract.py``."""
+"""The bot store port: bot identities (the hash of each bot's key, the games it plays), whether each bot
+is connected now, and each bot's stream of seat assignments. Every adapter passes
+``tests/store/test_bot_store_contract.py``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -86,6 +88,18 @@ class BotStore(Protocol):
         self, name: str, after: str = "0", block_ms: int | None = None
     ) -> list[tuple[str, AssignmentRecord]]:
         """Assignments after stream id ``after`` as (id, record); with ``block_ms`` wait that long for one."""
+        ...
+
+    async def mark_present(self, name: str, session: str, ttl_ms: int) -> None:
+        """The bot is connected (by ``session``) for ``ttl_ms`` from now, unless marked again."""
+        ...
+
+    async def mark_absent(self, name: str, session: str) -> None:
+        """``session`` of the bot has ended: the bot is no longer present, unless a newer session marked it."""
+        ...
+
+    async def present(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` whose bots are connected now (marked present and not expired)."""
         ...
 
     async def drop_assignment(self, name: str, entry_id: str, record: AssignmentRecord) -> None:

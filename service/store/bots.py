@@ -5,6 +5,7 @@ field and an expiry; binding it removes both."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 import redis.asyncio as aioredis
@@ -75,6 +76,13 @@ return 1
 """
 
 
+# KEYS: the bot's presence key. ARGV: the session. Deleted only if that session set it last.
+_ABSENT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
 class RedisBots:
     """The bot store (:class:`~service.store.bot_port.BotStore`) on Redis: bot identities and assignments,
     under the store's key prefix."""
@@ -90,6 +98,7 @@ class RedisBots:
         self._renew = client.register_script(_RENEW)
         self._let_go = client.register_script(_LET_GO)
         self._bind = client.register_script(_BIND)
+        self._absent = client.register_script(_ABSENT)
 
     async def key_hash(self, name: str, new_hash: str | None, *, holder: str = "", hold_ms: int = 0) -> str | None:
         """The bot's stored key hash, set to ``new_hash`` first if the bot is new (None: a new bot stays
@@ -147,6 +156,22 @@ class RedisBots:
             return [(i.decode(), AssignmentRecord.parse(f)) for i, f in entries]
         reply = cast(list[tuple[bytes, Entries]], await self._redis.xread({key: after}, block=block_ms, count=100))
         return [(i.decode(), AssignmentRecord.parse(f)) for _, items in reply or [] for i, f in items]
+
+    async def mark_present(self, name: str, session: str, ttl_ms: int) -> None:
+        """The bot is connected (by ``session``) for ``ttl_ms`` from now."""
+        await self._redis.set(self._keys.bot_presence(name), session, px=ttl_ms)
+
+    async def mark_absent(self, name: str, session: str) -> None:
+        """The bot is gone, unless a newer session marked it present."""
+        await self._absent(keys=[self._keys.bot_presence(name)], args=[session])
+
+    async def present(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` marked present (one EXISTS per bot: each bot's keys have a slot of their own)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.exists(self._keys.bot_presence(name))
+            found = await pipe.execute()
+        return {name for name, exists in zip(names, found, strict=True) if exists}
 
     async def drop_assignment(self, name: str, entry_id: str, record: AssignmentRecord) -> None:
         """XDEL of the entry and SREM of its seat, in one script (the keys share the bot's hash slot)."""

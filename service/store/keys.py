@@ -60,6 +60,10 @@ class Keys:
         """A bot's seat assignments, a stream of entries in the order they were made."""
         return f"{self.prefix}:{{b:{name}}}:assigned"
 
+    def bot_presence(self, name: str) -> str:
+        """Which session of a bot is connected now (a key with an expiry, renewed while it is)."""
+        return f"{self.prefix}:{{b:{name}}}:present"
+
     def assigned_seats(self, name: str) -> str:
         """The ``<game>:<seat>`` members of a bot's assignments, so a seat is given to a bot at most once."""
         return f"{self.prefix}:{{b:{name}}}:seats"

@@ -106,3 +106,19 @@ async def test_a_held_name_passes_to_a_new_holder_and_binding_keeps_it_for_good(
     assert not await bots.bind("nobody")
     assert await bots.key_hash("ida", "h1") == "h1"
     assert not await bots.hold("ida", "s1", 200) and not await bots.let_go("ida", "s1")
+
+
+async def test_a_bot_is_present_while_its_session_says_so_and_gone_when_it_ends_or_lapses(bots: BotStore) -> None:
+    """Presence: marked by a session, ended only by that session (a newer one keeps it), and lapsing."""
+    assert await bots.present(["ann", "bob"]) == set()
+    await bots.mark_present("ann", "s1", 60_000)
+    await bots.mark_present("bob", "s2", 60_000)
+    assert await bots.present(["ann", "bob", "cid"]) == {"ann", "bob"}
+    await bots.mark_present("ann", "s3", 60_000)  # a newer session of ann
+    await bots.mark_absent("ann", "s1")  # the old one ends: ann stays
+    assert await bots.present(["ann"]) == {"ann"}
+    await bots.mark_absent("ann", "s3")
+    assert await bots.present(["ann", "bob"]) == {"bob"}
+    await bots.mark_present("bob", "s2", 50)
+    await asyncio.sleep(0.2)
+    assert await bots.present(["bob"]) == set()
