@@ -14,10 +14,13 @@ __all__ = ["FieldLimits", "tables_per_round"]
 
 
 def tables_per_round(settings: pb.TournamentSettings, bots: int) -> int:
-    """The number of games in each round of a tournament of ``bots`` bots (as ``plan_round`` plans them)."""
+    """The number of games in each round of a tournament of ``bots`` bots (as ``plan_round`` plans them;
+    a ladder's: the most it may run at once)."""
     size = settings.table_size
     if size < 1:
         return 0
+    if settings.format == pb.TOURNAMENT_FORMAT_LADDER:  # at most every bot at its cap of tables at once
+        return bots * max(settings.max_games_per_bot, 1) // (settings.min_table_size or size)
     groups = bots // size if settings.format == pb.TOURNAMENT_FORMAT_SWISS else math.comb(bots, size)
     return groups * (size if settings.duplicate_seeds else 1)
 

@@ -2,7 +2,8 @@
 
 It is a loop over the tournament's state: schedule the current round's games (up to the parallel limit),
 watch every unfinished game until it ends and record its result, and start the next round (or finish)
-once every game of the round is over.
+once every game of the round is over. A ladder has no rounds: whenever its connected bots that are free
+make a table (:func:`service.app.ladder.matching.match`), the table is scheduled, one at a time.
 
 Duplicate deals (the same seed at several tables, seats rotated) are played so that the server tells
 no one anything about a deal from another of its tables while one of them is played: the tables of one
@@ -21,6 +22,8 @@ watched, and seats not yet given out are given out.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from collections import Counter
 from collections.abc import Awaitable, Callable
 
 import structlog
@@ -30,6 +33,7 @@ from parlour.v1 import tournament_service_pb2 as pb
 from service.app.bots import Bots
 from service.app.clocks import Clocks, wait_for_event
 from service.app.games import Games
+from service.app.ladder.matching import Candidate, match
 from service.app.time_control import TimeControl
 from service.app.tournaments.plan import PlannedTable, plan_round, seat_token
 from service.app.tournaments.state import Table, TournamentState
@@ -40,6 +44,9 @@ __all__ = ["Runner"]
 log = structlog.get_logger("parlour.tournaments")
 
 _FINISHED, _MOVED, _IDLE = "finished", "moved", "idle"
+#: How long a ladder's free bots wait for others to come free before a table is made of fewer than two
+#: tables' worth of them.
+POOL_WAIT_MS = 2000
 
 Load = Callable[[str], Awaitable[TournamentState]]
 Append = Callable[[str, pb.TournamentEvent, int], Awaitable[bool]]
@@ -63,6 +70,8 @@ class Runner:
         self._plans: dict[int, list[PlannedTable]] = {}
         #: Games that are over but not yet recorded (tables of a duplicate deal still being played).
         self._over: set[str] = set()
+        #: A ladder's connected bots that are free, by name: since when (the loop's clock, ms).
+        self._free_since: dict[str, int] = {}
 
     async def run(self) -> None:
         """Drive the tournament until it is finished (or the task is cancelled)."""
@@ -86,6 +95,8 @@ class Runner:
             if table.game_id not in state.finished and table.game_id not in self._watchers:
                 await self._seat(state, table)
                 self._watchers[table.game_id] = asyncio.create_task(self._watch(table))
+        if state.is_ladder:
+            return await self._match(state)
         plan = self._plan(state)
         scheduled = state.tables_of(state.round)
         running = len(set(state.tables) - state.finished - self._over)
@@ -98,6 +109,45 @@ class Runner:
             await self._next_round(state)
             return _MOVED
         return _IDLE
+
+    async def _match(self, state: TournamentState) -> str:
+        """A ladder's step: seat the first table :func:`match` makes of the connected, free bots (_MOVED),
+        or _IDLE when it makes none. Fewer than two tables' worth of free bots wait until one of them has
+        waited :data:`POOL_WAIT_MS` (else the bots of a table that just ended would meet again and again,
+        the only ones free)."""
+        settings = state.settings
+        # A bot is busy until its table's result is in the log, so the log alone shows each bot at no more
+        # tables at once than its cap.
+        busy = Counter(bot for t in state.tables.values() if t.game_id not in state.finished for bot in t.seats)
+        present = await self._bots.present(sorted(state.bots))
+        now = int(asyncio.get_running_loop().time() * 1000)
+        for name in list(self._free_since):
+            if name not in present or busy[name]:
+                del self._free_since[name]
+        candidates = [
+            Candidate(
+                name,
+                record.mu,
+                record.sigma,
+                busy[name],
+                settings.max_games_per_bot or 1,
+                self._free_since.setdefault(name, now),
+            )
+            for name, record in state.bots.items()
+            if name in present
+        ]
+        free = [c for c in candidates if c.free]
+        if len(free) < 2 * settings.table_size and all(now - c.waiting_since_ms < POOL_WAIT_MS for c in free):
+            return _IDLE  # a moment for more bots to come free, so that tables mix rather than repeat
+        recent = [t.seats for t in sorted(state.tables.values(), key=lambda t: t.index)[-len(state.bots) :]]
+        sizes = range(settings.min_table_size or settings.table_size, settings.table_size + 1)
+        tables = match(candidates, sizes, recent)
+        if not tables:
+            return _IDLE
+        index = len(state.tables)
+        seed = hashlib.sha256(self._secret + f":ladder:{index}".encode()).digest()
+        await self._schedule(state, PlannedTable(index, tables[0], seed, index))
+        return _MOVED
 
     def _plan(self, state: TournamentState) -> list[PlannedTable]:
         """The current round's plan, made once per round (the bots and the round's order are fixed)."""
@@ -135,7 +185,7 @@ class Runner:
 
         summary = await self._games.create_game(
             settings.game,
-            settings.table_size,
+            len(planned.seats),
             dict(settings.options),
             planned.seed,
             time_control=control,

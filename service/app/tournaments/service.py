@@ -151,7 +151,8 @@ class Tournaments:
             state = await self.load(tournament_id)
             if bot_name in state.bots:
                 return state.summary()
-            if state.status != pb.TOURNAMENT_STATUS_REGISTERING:
+            open_while_running = state.is_ladder and state.status == pb.TOURNAMENT_STATUS_RUNNING
+            if state.status != pb.TOURNAMENT_STATUS_REGISTERING and not open_while_running:
                 raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
             self._limits.check_room(state.settings, len(state.bots))
             await self._bots.check_plays(bot_name, state.settings.game)
@@ -166,6 +167,14 @@ class Tournaments:
         if state.status != pb.TOURNAMENT_STATUS_REGISTERING:
             raise ServiceError("tournament/started", "the tournament has already started")
         size = state.settings.table_size
+        if state.is_ladder:  # it seats the bots that are there, and those that come later
+            if not await self._append_many(
+                tournament_id, [pb.TournamentEvent(started=pb.TournamentStarted())], state.version
+            ):
+                raise ServiceError("tournament/started", "the ladder changed while starting; look at it again")
+            log.info("ladder started", tournament_id=tournament_id, bots=len(state.bots))
+            await self._claim(tournament_id)
+            return (await self.load(tournament_id)).summary()
         if len(state.bots) < size:
             raise ServiceError(
                 "tournament/too_few_bots", f"a table needs {size} bots and only {len(state.bots)} are registered"
@@ -296,9 +305,13 @@ def _validate(settings: pb.TournamentSettings, game: AnyGame) -> None:
     except GameError as error:
         raise from_game_error(error) from error
     if settings.format == pb.TOURNAMENT_FORMAT_UNSPECIFIED:
-        raise ServiceError("tournament/bad_config", "format must be TOURNAMENT_FORMAT_ROUND_ROBIN or _SWISS")
-    if not 1 <= settings.rounds <= 100:
+        raise ServiceError("tournament/bad_config", "format must be TOURNAMENT_FORMAT_ROUND_ROBIN, _SWISS or _LADDER")
+    if settings.format == pb.TOURNAMENT_FORMAT_LADDER:
+        _validate_ladder(settings, game)
+    elif not 1 <= settings.rounds <= 100:
         raise ServiceError("tournament/bad_config", f"rounds must be 1 to 100, not {settings.rounds}")
+    elif settings.min_table_size or settings.max_games_per_bot:
+        raise ServiceError("tournament/bad_config", "min_table_size and max_games_per_bot are a ladder's settings")
     if not 0 <= settings.max_parallel_games <= 256:
         raise ServiceError("tournament/bad_config", "max_parallel_games must be 0 (default 16) to 256")
     if settings.HasField("time_control"):
@@ -306,6 +319,29 @@ def _validate(settings: pb.TournamentSettings, game: AnyGame) -> None:
             TimeControl.from_proto(settings.time_control)
         except ServiceError as error:
             raise ServiceError("tournament/bad_config", error.message) from error
+
+
+def _validate_ladder(settings: pb.TournamentSettings, game: AnyGame) -> None:
+    """A ladder's own settings: no rounds, a table range within the game's seats, a cap per bot."""
+    if settings.rounds:
+        raise ServiceError("tournament/bad_config", f"a ladder has no rounds: give rounds 0, not {settings.rounds}")
+    if settings.duplicate_seeds:
+        raise ServiceError(
+            "tournament/bad_config",
+            "duplicate_seeds is not available on a ladder yet: leave it off (a ladder deals every table afresh)",
+        )
+    smallest = settings.min_table_size or settings.table_size
+    if not 2 <= smallest <= settings.table_size:
+        raise ServiceError(
+            "tournament/bad_config",
+            f"min_table_size must be 2 to table_size ({settings.table_size}), or 0 for table_size; not {smallest}",
+        )
+    try:
+        game.spec.config(smallest, dict(settings.options))
+    except GameError as error:
+        raise from_game_error(error) from error
+    if not 0 <= settings.max_games_per_bot <= 16:
+        raise ServiceError("tournament/bad_config", "max_games_per_bot must be 0 (default 1) to 16")
 
 
 def _not_found(tournament_id: str) -> ServiceError:

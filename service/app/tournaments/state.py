@@ -1,5 +1,6 @@
 """A tournament's state: the fold of its events. Pure: the same events always give the same state,
-standings and ratings (OpenSkill's Plackett-Luce model, updated after each game in log order)."""
+standings and ratings (OpenSkill's Plackett-Luce model, updated after each game in log order, and the
+batch Plackett-Luce fit of every recorded game, :func:`parlour.ratings.batch_ratings`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from openskill.models import PlackettLuce
 
+from parlour.ratings import BatchRating, Placing, RatedGame, batch_ratings
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.tournaments.log import tournament_event
 from service.store.port import StoredEvent, event_digest
@@ -60,6 +62,10 @@ class TournamentState:
     round_order: tuple[str, ...] = ()
     tables: dict[str, Table] = field(default_factory=dict)
     finished: set[str] = field(default_factory=set)
+    #: The recorded games' placings, in log order (what the batch ratings are fitted to).
+    rated: list[RatedGame] = field(default_factory=list)
+    #: The batch ratings of ``rated`` and how many games they were fitted to (refitted when more are).
+    _batch: tuple[int, dict[str, BatchRating]] = (0, {})
     #: The digest of the last event's payload (:func:`~service.store.port.event_digest`), so that an
     #: append made on this state is refused if the log's event at ``version`` is no longer that one.
     last_digest: str = ""
@@ -68,18 +74,33 @@ class TournamentState:
         """The scheduled tables of a round by index."""
         return {t.index: t for t in self.tables.values() if t.round == round_number}
 
+    @property
+    def is_ladder(self) -> bool:
+        """Whether the tournament is a standing ladder (no rounds; ranked by rating)."""
+        return self.settings.format == pb.TOURNAMENT_FORMAT_LADDER
+
     def ordered(self) -> list[BotRecord]:
-        """Bots best first: rank points, then rating, then score, then name."""
+        """Bots best first: rank points, then rating, then score, then name (a ladder: rating, then name)."""
+        if self.is_ladder:
+            return sorted(self.bots.values(), key=lambda b: (-b.rating, b.name))
         return sorted(self.bots.values(), key=lambda b: (-b.rank_points, -b.rating, -b.score, b.name))
+
+    def batch(self) -> dict[str, BatchRating]:
+        """The batch ratings of the recorded games (fitted once per new game recorded)."""
+        if self._batch[0] != len(self.rated):
+            self._batch = (len(self.rated), batch_ratings(self.rated))
+        return self._batch[1]
 
     def standings(self) -> list[pb.Standing]:
         """The standings, best first (equal records share a rank)."""
         rows: list[pb.Standing] = []
         previous: tuple[int, float, int] | None = None
+        batch = self.batch()
         for index, bot in enumerate(self.ordered()):
-            key = (bot.rank_points, round(bot.rating, 9), bot.score)
+            key = (0 if self.is_ladder else bot.rank_points, round(bot.rating, 9), 0 if self.is_ladder else bot.score)
             rank = rows[-1].rank if previous == key else index + 1
             previous = key
+            fitted = batch.get(bot.name)
             rows.append(
                 pb.Standing(
                     rank=rank,
@@ -91,6 +112,9 @@ class TournamentState:
                     rating_mu=bot.mu,
                     rating_sigma=bot.sigma,
                     rating=bot.rating,
+                    strength=fitted.strength if fitted else 0.0,
+                    strength_low=fitted.low if fitted else 0.0,
+                    strength_high=fitted.high if fitted else 0.0,
                 )
             )
         return rows
@@ -112,7 +136,7 @@ class TournamentState:
     def copy(self) -> TournamentState:
         """An independent copy (applying events to it leaves this state as it is)."""
         bots = {name: replace(bot) for name, bot in self.bots.items()}
-        return replace(self, bots=bots, tables=dict(self.tables), finished=set(self.finished))
+        return replace(self, bots=bots, tables=dict(self.tables), finished=set(self.finished), rated=list(self.rated))
 
     def apply(self, event: pb.TournamentEvent) -> None:
         """Apply one event (never fails on an event once stored)."""
@@ -151,6 +175,8 @@ class TournamentState:
         rated = _MODEL.rate(teams, ranks=[float(r.rank) for r in finished.results])
         for bot, team in zip(records, rated, strict=True):
             bot.mu, bot.sigma = team[0].mu, team[0].sigma
+        placings = tuple(Placing(r.player_name, r.rank) for r in finished.results)
+        self.rated.append(RatedGame(finished.game_id, placings))
 
 
 def fold_tournament(
