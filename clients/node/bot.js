@@ -8,8 +8,11 @@
 // policy, so a reconnection goes to another replica, and a turn seen again is answered with the same move
 // and command id (never applied twice).
 //
+// With --ladder LADDER_ID (repeatable) it joins that ladder after each connection and keeps getting its
+// games while connected.
+//
 // Usage: node bot.js --server localhost:50051[,localhost:50052] --name node-bot --key <16+ chars> [--games N]
-//        [--tls] [--ca-file PEM] [--api-key KEY]
+//        [--ladder ID]... [--tls] [--ca-file PEM] [--api-key KEY]
 // (--tls connects over TLS trusting the system's certificates, --ca-file those of a PEM file. --api-key, or
 // PARLOUR_API_KEY, is sent as the metadata entry x-parlour-api-key: a server run with --require-api-key
 // registers a new bot name only for a caller with an API key its admin issued.)
@@ -29,11 +32,14 @@ const INCLUDE_DIRS = require('node:fs').existsSync(BUNDLED)
   : [path.join(ROOT, 'proto'), path.join(ROOT, 'third_party', 'googleapis')];
 
 function parseArgs(argv) {
-  const args = { server: process.env.PARLOUR_SERVER || 'localhost:50051', games: 0 };
+  const args = { server: process.env.PARLOUR_SERVER || 'localhost:50051', games: 0, ladders: [] };
   for (let i = 2; i < argv.length; i += 1) {
     const name = argv[i].replace(/^--/, '');
     if (name === 'tls') {
       args.tls = true;
+    } else if (name === 'ladder') {
+      args.ladders.push(argv[i + 1]);
+      i += 1;
     } else {
       args[name] = argv[i + 1];
       i += 1;
@@ -46,15 +52,18 @@ function parseArgs(argv) {
   args.games = Number(args.games || 0);
   if (!args.name || !args.key) {
     console.error(
-      'usage: node bot.js --server HOST:PORT --name NAME --key KEY [--games N] [--tls] [--ca-file PEM] [--api-key KEY]',
+      'usage: node bot.js --server HOST:PORT --name NAME --key KEY [--games N] [--ladder ID]... [--tls] [--ca-file PEM] '
+        + '[--api-key KEY]',
     );
     process.exit(2);
   }
   return args;
 }
 
-function loadService() {
-  const definition = protoLoader.loadSync('parlour/v1/bot_service.proto', {
+// The BotService and TournamentService client classes.
+function loadServices() {
+  const files = ['parlour/v1/bot_service.proto', 'parlour/v1/tournament_service.proto'];
+  const definition = protoLoader.loadSync(files, {
     includeDirs: INCLUDE_DIRS,
     keepCase: true,
     longs: String,
@@ -62,7 +71,23 @@ function loadService() {
     defaults: true,
     oneofs: true,
   });
-  return grpc.loadPackageDefinition(definition).parlour.v1.BotService;
+  const v1 = grpc.loadPackageDefinition(definition).parlour.v1;
+  return { BotService: v1.BotService, TournamentService: v1.TournamentService };
+}
+
+// Registers the bot in each ladder of --ladder (again after every connection: registering is idempotent).
+function joinLadders(TournamentService, args, channel) {
+  for (const ladder of args.ladders) {
+    const client = new TournamentService(channel.target, credentials(args), channel.options);
+    const request = { tournament_id: ladder, bot_name: args.name, bot_key: args.key };
+    client.RegisterBot(request, metadataFor(args), (error) => {
+      client.close();
+      if (error) {
+        console.error(`node bot: cannot join ladder ${ladder}: ${error.details}.${hintFor(error)}`);
+        process.exit(1);
+      }
+    });
+  }
 }
 
 function credentials(args) {
@@ -126,7 +151,7 @@ function moveFor(turn, state) {
   return move;
 }
 
-function connect(BotService, args, state, channel) {
+function connect({ BotService, TournamentService }, args, state, channel) {
   return new Promise((resolve) => {
     const client = new BotService(channel.target, credentials(args), channel.options);
     const call = client.Connect(metadataFor(args));
@@ -139,7 +164,9 @@ function connect(BotService, args, state, channel) {
       resolve();
     };
     call.on('data', (message) => {
-      if (message.turn) {
+      if (message.welcome) {
+        joinLadders(TournamentService, args, channel);
+      } else if (message.turn) {
         call.write({ move: moveFor(message.turn, state) });
         state.moves += 1;
       } else if (message.game_ended) {
@@ -167,11 +194,11 @@ function connect(BotService, args, state, channel) {
 
 async function main() {
   const args = parseArgs(process.argv);
-  const BotService = loadService();
+  const services = loadServices();
   const state = { ended: new Set(), moves: 0, rejected: 0, sent: new Map() };
   const channel = await channelFor(args.server);
   while (!args.games || state.ended.size < args.games) {
-    await connect(BotService, args, state, channel);
+    await connect(services, args, state, channel);
     if (!args.games || state.ended.size < args.games) await new Promise((r) => setTimeout(r, 200));
   }
   console.log(`node bot ${args.name}: ${state.ended.size} games ended, ${state.moves} moves, ${state.rejected} rejected`);

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import grpc
@@ -53,12 +53,14 @@ async def run_bot(
     retry_seconds: float = 0.2,
     tls: Tls | None = None,
     api_key: str | None = None,
+    on_welcome: Callable[[], Awaitable[None]] | None = None,
 ) -> BotRun:
     """Play as bot ``name`` on the server at ``target`` (over TLS with ``tls``) until stopped (see the
     module docstring). ``make`` gets a game name and returns the bot for one game. ``api_key`` is sent
     with every connection; when it is None the ``PARLOUR_API_KEY`` environment variable is used, if set
-    ("" sends no key). Raises ParlourError when the server refuses the bot (a wrong bot key, a bad name, a
-    missing or unknown API key)."""
+    ("" sends no key). ``on_welcome`` is awaited each time the server welcomes the bot (after every
+    connection), e.g. to register it in a ladder; a ParlourError it raises ends the run. Raises ParlourError
+    when the server refuses the bot (a wrong bot key, a bad name, a missing or unknown API key)."""
     metadata = api_key_metadata(api_key_or_env(api_key))
     run = BotRun()
     stop = stop or asyncio.Event()
@@ -66,7 +68,7 @@ async def run_bot(
     while not stop.is_set() and not _done(run, max_games):
         try:
             hello = pb.Hello(bot_name=name, bot_key=key, games=list(games))
-            await _connect(target, hello, make, run, stop, max_games, tls, metadata)
+            await _connect(target, hello, make, run, stop, max_games, tls, metadata, on_welcome)
             delay = retry_seconds
         except grpc.aio.AioRpcError as error:
             if error.code() in _FATAL:
@@ -92,6 +94,7 @@ async def _connect(  # noqa: PLR0917 - private; one call site
     max_games: int | None,
     tls: Tls | None,
     metadata: list[tuple[str, str]],
+    on_welcome: Callable[[], Awaitable[None]] | None,
 ) -> None:
     """One connection: hello, then answer turns until the stream ends or the bot is done."""
     async with open_channel(target, tls) as channel:
@@ -110,6 +113,8 @@ async def _connect(  # noqa: PLR0917 - private; one call site
                 message = reader.result()
                 if not isinstance(message, pb.ConnectResponse):
                     return  # grpc.aio.EOF: the server ended the stream
+                if message.HasField("welcome") and on_welcome is not None:
+                    await on_welcome()
                 await _handle(call, message, bots, make, run)
         finally:
             stopper.cancel()

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 
 from parlour.bots import Bot, make_bot
 from parlour.channel import api_key_of, tls_of
 from parlour.cli.common import fail
+from parlour.cli.tournament import call
 from parlour.client import GameClient, ParlourError
 from parlour.play import play_seat
 from parlour.runner import run_bot
+from parlour.v1 import tournament_service_pb2
 
 __all__ = ["register"]
 
@@ -41,6 +44,13 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     parser.add_argument("--game", action="append", default=[], help="a game the bot plays; repeatable (default any)")
     parser.add_argument("--games", type=int, default=None, help="stop after this many games have ended")
     parser.add_argument("--seed", default=None, help="seed of the bot's own random choices")
+    parser.add_argument(
+        "--ladder",
+        metavar="LADDER_ID",
+        action="append",
+        default=[],
+        help="join this ladder (parlour ladder create) and keep getting its games while connected; repeatable",
+    )
     parser.set_defaults(run=_run)
 
 
@@ -74,11 +84,19 @@ async def _run(args: argparse.Namespace) -> int:
             max_games=args.games,
             tls=tls_of(args),
             api_key=api_key_of(args),
+            on_welcome=functools.partial(_join_ladders, args) if args.ladder else None,
         )
     except ParlourError as error:
         return fail("parlour bot", error)
     print(f"bot {args.name}: {len(run.ended)} games ended, {run.moves} moves, {run.connections} connections")
     return 0
+
+
+async def _join_ladders(args: argparse.Namespace) -> None:
+    """Register the bot in each of ``args.ladder`` (again after each connection: it is idempotent)."""
+    for ladder in args.ladder:
+        request = tournament_service_pb2.RegisterBotRequest(tournament_id=ladder, bot_name=args.name, bot_key=args.key)
+        await call(args, "RegisterBot", request)
 
 
 async def _join(args: argparse.Namespace) -> int:

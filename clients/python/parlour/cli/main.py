@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 
 from parlour.channel import add_api_key_argument, add_tls_arguments
-from parlour.cli import admin, bot, inspect, play, replay, tournament
+from parlour.cli import admin, bot, inspect, ladder, play, replay, tournament
 
 __all__ = ["main"]
 
@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.register(commands, server)
     bot.register(commands, server)
     tournament.register(commands, server)
+    ladder.register(commands, server)
     replay.register(commands, server)
     admin.register(commands, connection)
     for plugin in entry_points(group="parlour.commands"):

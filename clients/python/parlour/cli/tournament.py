@@ -19,7 +19,7 @@ from parlour.v1 import clock_pb2
 from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 
-__all__ = ["register"]
+__all__ = ["call", "register", "standings_table"]
 
 _FORMATS = {"round-robin": pb.TOURNAMENT_FORMAT_ROUND_ROBIN, "swiss": pb.TOURNAMENT_FORMAT_SWISS}
 _STATUS = {
@@ -81,7 +81,8 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
         sub.set_defaults(run=run)
 
 
-async def _call(args: argparse.Namespace, method: str, request: Any, admin_key: str | None = None) -> Any:
+async def call(args: argparse.Namespace, method: str, request: Any, admin_key: str | None = None) -> Any:
+    """Call TournamentService ``method`` on ``args.server``; ParlourError when it refuses."""
     metadata = api_key_metadata(api_key_of(args)) + ([("x-parlour-admin-key", admin_key)] if admin_key else [])
     async with open_channel(args.server, tls_of(args)) as channel:
         try:
@@ -116,7 +117,7 @@ async def _create(args: argparse.Namespace) -> int:
             )
         )
     try:
-        reply = await _call(args, "CreateTournament", pb.CreateTournamentRequest(settings=settings), args.admin_key)
+        reply = await call(args, "CreateTournament", pb.CreateTournamentRequest(settings=settings), args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(reply.tournament.tournament_id)
@@ -126,7 +127,7 @@ async def _create(args: argparse.Namespace) -> int:
 async def _register(args: argparse.Namespace) -> int:
     request = pb.RegisterBotRequest(tournament_id=args.tournament_id, bot_name=args.name, bot_key=args.key or "")
     try:
-        reply = await _call(args, "RegisterBot", request, args.admin_key)
+        reply = await call(args, "RegisterBot", request, args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(f"{args.name} registered; bots: {', '.join(reply.tournament.bots)}")
@@ -136,7 +137,7 @@ async def _register(args: argparse.Namespace) -> int:
 async def _start(args: argparse.Namespace) -> int:
     request = pb.StartTournamentRequest(tournament_id=args.tournament_id)
     try:
-        reply = await _call(args, "StartTournament", request, args.admin_key)
+        reply = await call(args, "StartTournament", request, args.admin_key)
     except ParlourError as error:
         return _fail(error)
     print(f"tournament {reply.tournament.tournament_id} started with {len(reply.tournament.bots)} bots")
@@ -145,11 +146,11 @@ async def _start(args: argparse.Namespace) -> int:
 
 async def _standings(args: argparse.Namespace) -> int:
     try:
-        reply = await _call(args, "GetStandings", pb.GetStandingsRequest(tournament_id=args.tournament_id))
+        reply = await call(args, "GetStandings", pb.GetStandingsRequest(tournament_id=args.tournament_id))
     except ParlourError as error:
         return _fail(error)
     print(_progress(reply.tournament))
-    print(_table(list(reply.standings)))
+    print(standings_table(list(reply.standings)))
     return 0
 
 
@@ -162,12 +163,17 @@ def _progress(tournament: pb.Tournament) -> str:
     )
 
 
-def _table(standings: list[pb.Standing]) -> str:
-    lines = [f"{'rank':>4}  {'bot':<20} {'games':>5} {'wins':>4} {'points':>6} {'score':>6} {'rating':>7} {'mu':>6}"]
+def standings_table(standings: list[pb.Standing]) -> str:
+    """The standings as a text table, one line per bot: the online rating and the batch strength with its
+    95% interval."""
+    lines = [
+        f"{'rank':>4}  {'bot':<20} {'games':>5} {'wins':>4} {'points':>6} {'score':>6} {'rating':>7} {'mu':>6}"
+        f"  {'strength [95% interval]':<24}"
+    ]
     for s in standings:
         lines.append(
             f"{s.rank:>4}  {s.bot_name:<20} {s.games:>5} {s.wins:>4} {s.rank_points:>6} {s.score:>6} "
-            f"{s.rating:>7.2f} {s.rating_mu:>6.2f}"
+            f"{s.rating:>7.2f} {s.rating_mu:>6.2f}  {s.strength:+.2f} [{s.strength_low:+.2f}, {s.strength_high:+.2f}]"
         )
     return "\n".join(lines)
 
@@ -188,7 +194,7 @@ async def _watch(args: argparse.Namespace) -> int:
     display.close()
     if last is not None:
         print(_progress(last.tournament))
-        print(_table(list(last.standings)))
+        print(standings_table(list(last.standings)))
     return 0
 
 

@@ -1,0 +1,182 @@
+"""A standing ladder over the network (bots in this process, ``parlour bot --ladder`` and the Node.js bot
+with ``--ladder``): bots that join while it runs are seated as long as they are connected, at most at their
+cap of tables at once; the standings separate strong bots from weak ones, and ``parlour ladder verify``
+recomputes the batch ratings from the games' exports, exactly."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf import json_format
+
+from parlour.bots import make_bot
+from parlour.runner import BotRun, run_bot
+from parlour.v1 import replay_service_pb2 as replay_pb
+from parlour.v1 import replay_service_pb2_grpc as replay_grpc
+from parlour.v1 import tournament_service_pb2 as pb
+from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
+from service.bootstrap import App
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, standings
+
+GREEDY = ["greedy-1", "greedy-2", "greedy-3"]
+RANDOM = ["random-1", "random-2", "random-cli", "random-node"]
+NODE_BOT = Path(__file__).resolve().parents[2] / "clients" / "node" / "bot.js"
+RATED_GAMES = 45
+
+
+async def _cli(*argv: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "parlour.cli.main", *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def _register(target: str, ladder_id: str, name: str) -> None:
+    async with grpc.aio.insecure_channel(target) as channel:
+        request = pb.RegisterBotRequest(tournament_id=ladder_id, bot_name=name, bot_key=BOT_KEY)
+        await pb_grpc.TournamentServiceStub(channel).RegisterBot(request)
+
+
+async def _log(target: str, ladder_id: str, scheduled: int, finished: int) -> list[pb.TournamentEvent]:
+    """The ladder's log up to ``scheduled`` tables and ``finished`` results (a ladder's stream never ends)."""
+    events: list[pb.TournamentEvent] = []
+    async with grpc.aio.insecure_channel(target) as channel:
+        stream = pb_grpc.TournamentServiceStub(channel).WatchTournament(
+            pb.WatchTournamentRequest(tournament_id=ladder_id)
+        )
+        async for reply in stream:
+            events.append(reply.event)
+            kinds = [e.WhichOneof("kind") for e in events]
+            if kinds.count("table_scheduled") == scheduled and kinds.count("table_finished") == finished:
+                stream.cancel()
+                return events
+    raise AssertionError("the ladder's log ended")
+
+
+async def _export_all(target: str, game_ids: list[str], folder: Path) -> None:
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = replay_grpc.ReplayServiceStub(channel)
+        for game_id in game_ids:
+            reply = await stub.ExportGame(replay_pb.ExportGameRequest(game_id=game_id))
+            (folder / f"{game_id}.json").write_text(json_format.MessageToJson(reply.export), encoding="utf-8")
+
+
+async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recomputed_offline(
+    admin_app: App, tmp_path: Path
+) -> None:
+    target = f"127.0.0.1:{admin_app.grpc_port}"
+    code, out, err = await _cli(
+        "ladder", "create", "libertalia", "--seats", "3", "--server", target, "--admin-key", ADMIN_KEY
+    )
+    assert code == 0, err
+    ladder_id = out.strip()
+    stop = asyncio.Event()
+    runs: dict[str, asyncio.Task[BotRun]] = {}
+    for name in GREEDY + RANDOM[:2]:  # they join the running ladder, each once connected
+        strategy = "greedy" if name in GREEDY else "random"
+        runs[name] = asyncio.create_task(
+            run_bot(
+                target,
+                name,
+                BOT_KEY,
+                functools.partial(make_bot, strategy, seed=name),
+                stop=stop,
+                on_welcome=functools.partial(_register, target, ladder_id, name),
+            )
+        )
+    cli_bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "parlour.cli.main", "bot", "--server", target, "--name", RANDOM[2], "--key", BOT_KEY,
+        "--ladder", ladder_id, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    node_bot = await asyncio.create_subprocess_exec(
+        "node", str(NODE_BOT), "--server", target, "--name", RANDOM[3], "--key", BOT_KEY, "--ladder", ladder_id,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        for _ in range(1200):
+            reply = await standings(target, ladder_id)
+            if reply.tournament.games_finished >= RATED_GAMES:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"only {reply.tournament.games_finished} games were rated")
+        runs[RANDOM[0]].cancel()  # random-1 disconnects: it is seated no more
+        left = await standings(target, ladder_id)
+        for _ in range(600):
+            later = await standings(target, ladder_id)
+            if later.tournament.games_scheduled >= left.tournament.games_scheduled + 4:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        for process in (cli_bot, node_bot):
+            process.terminate()
+            await process.wait()
+        await asyncio.gather(*runs.values(), return_exceptions=True)
+    final = await standings(target, ladder_id)
+    events = await _log(target, ladder_id, final.tournament.games_scheduled, final.tournament.games_finished)
+
+    busy: set[str] = set()
+    tables = {}
+    for event in events:
+        if event.HasField("table_scheduled"):
+            table = event.table_scheduled
+            assert len(table.seats) == 3 and not busy & set(table.seats), (table, busy)  # one table at a time
+            busy |= set(table.seats)
+            tables[table.game_id] = table
+        elif event.HasField("table_finished"):
+            busy -= set(tables[event.table_finished.game_id].seats)
+    after_leaving = [t for t in tables.values() if t.table >= left.tournament.games_scheduled + 1]
+    assert after_leaving and all(RANDOM[0] not in t.seats for t in after_leaving)
+    assert {bot for t in tables.values() for bot in t.seats} == set(GREEDY + RANDOM)
+
+    rows = {s.bot_name: s for s in final.standings}
+    assert [s.rank for s in final.standings] == sorted(s.rank for s in final.standings)
+    table = [(s.bot_name, s.games, s.wins, round(s.strength, 2), round(s.strength_low, 2)) for s in final.standings]
+    # The batch fit puts every greedy bot above every random one, and the best greedy's 95% interval above
+    # the worst random's (apart intervals for every pair need more games than a test should play).
+    assert min(rows[b].strength for b in GREEDY) > max(rows[b].strength for b in RANDOM), table
+    assert max(rows[b].strength_low for b in GREEDY) > min(rows[b].strength_high for b in RANDOM), table
+    assert final.standings[0].bot_name in GREEDY, table
+
+    finished = [e.table_finished.game_id for e in events if e.HasField("table_finished")]
+    await _export_all(target, finished, tmp_path)
+    code, out, err = await _cli("ladder", "verify", ladder_id, "--exports", str(tmp_path), "--server", target)
+    assert code == 0, err
+    assert f"{len(finished)} games verified; the server's batch ratings match" in out
+    (tmp_path / f"{finished[0]}.json").unlink()
+    code, _, err = await _cli("ladder", "verify", ladder_id, "--exports", str(tmp_path), "--server", target)
+    assert code == 4 and "export every one of them" in err
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"rounds": 2}, "a ladder has no rounds"),
+        ({"duplicate_seeds": True}, "duplicate_seeds is not available on a ladder yet"),
+        ({"min_table_size": 1}, "min_table_size must be 2 to table_size"),
+        ({"max_games_per_bot": 17}, "max_games_per_bot must be 0"),
+    ],
+)
+async def test_a_ladder_with_impossible_settings_is_refused_with_a_sentence(
+    admin_app: App, change: dict[str, object], says: str
+) -> None:
+    settings = pb.TournamentSettings(
+        name="l", game="oldmen", table_size=4, min_table_size=3, format=pb.TOURNAMENT_FORMAT_LADDER
+    )
+    for field, value in change.items():
+        setattr(settings, field, value)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{admin_app.grpc_port}") as channel:
+        stub = pb_grpc.TournamentServiceStub(channel)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.CreateTournament(
+                pb.CreateTournamentRequest(settings=settings), metadata=[("x-parlour-admin-key", ADMIN_KEY)]
+            )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and says in (refused.value.details() or "")
