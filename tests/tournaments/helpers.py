@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import re
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
 import grpc
 from openskill.models import PlackettLuce
 
@@ -10,6 +19,7 @@ from parlour.v1 import replay_service_pb2 as replay_pb
 from parlour.v1 import replay_service_pb2_grpc as replay_grpc
 from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
+from tests.conftest import RedisTarget
 
 ADMIN_KEY = "test-admin-key-0123456789"
 BOT_KEY = "test-bot-key-0123456789"
@@ -110,3 +120,35 @@ def assert_standings_match(standings: list[pb.Standing], events: list[pb.Tournam
         assert (row.games, row.rank_points) == (games.get(row.bot_name, 0), points.get(row.bot_name, 0)), row.bot_name
         mu, sigma = ratings[row.bot_name]
         assert abs(row.rating_mu - mu) < 1e-9 and abs(row.rating_sigma - sigma) < 1e-9, row.bot_name
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def serve_process(
+    redis: RedisTarget, prefix: str, port: int, data_dir: Path
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """A `parlour serve` process on ``port``; killed on exit if still running."""
+    command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
+    command += ["--http-port", "0", "--data-dir", str(data_dir), "--redis", redis.url, "--key-prefix", prefix]
+    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning"]
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), timeout=30)).decode()
+        assert re.search(rf"gRPC on 127\.0\.0\.1:{port}\b", line), f"the server did not start: {line!r}"
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import signal
 import sys
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from parlour.v1 import replay_service_pb2_grpc as replay_grpc
 from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 from service.bootstrap import App
-from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, standings
+from tests.conftest import RedisTarget, delete_prefix
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, free_port, serve_process, standings
 
 GREEDY = ["greedy-1", "greedy-2", "greedy-3"]
 RANDOM = ["random-1", "random-2", "random-cli", "random-node"]
@@ -180,3 +182,59 @@ async def test_a_ladder_with_impossible_settings_is_refused_with_a_sentence(
                 pb.CreateTournamentRequest(settings=settings), metadata=[("x-parlour-admin-key", ADMIN_KEY)]
             )
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and says in (refused.value.details() or "")
+
+
+async def test_a_ladder_goes_on_on_another_server_when_its_scheduler_is_killed(
+    redis_target: RedisTarget, key_prefix: str, tmp_path: Path
+) -> None:
+    """Two `parlour serve` processes share one Redis; the ladder is started on the first, which so runs its
+    scheduler, and the bots play through the second. The first is killed (SIGKILL): the second takes the
+    lease over, every table scheduled before the kill is finished once, and the ladder keeps seating
+    tables, none of them twice."""
+    ports = [free_port(), free_port()]
+    first_target, target = f"127.0.0.1:{ports[0]}", f"127.0.0.1:{ports[1]}"
+    names = ["a", "b", "c", "d", "e", "f"]
+    stop = asyncio.Event()
+    bots: list[asyncio.Task[BotRun]] = []
+    try:
+        async with serve_process(redis_target, key_prefix, ports[1], tmp_path / "second") as _:
+            async with serve_process(redis_target, key_prefix, ports[0], tmp_path / "first") as first:
+                code, out, err = await _cli(
+                    "ladder", "create", "oldmen", "--seats", "3", "--server", first_target, "--admin-key", ADMIN_KEY
+                )
+                assert code == 0, err
+                ladder_id = out.strip()
+                for name in names:
+                    register = functools.partial(_register, target, ladder_id, name)
+                    bot = functools.partial(make_bot, "random", seed=name)
+                    bots.append(
+                        asyncio.create_task(run_bot(target, name, BOT_KEY, bot, stop=stop, on_welcome=register))
+                    )
+                before = await _rated(target, ladder_id, 3)
+                first.send_signal(signal.SIGKILL)
+                await first.wait()
+            after = await _rated(target, ladder_id, before.tournament.games_scheduled + 3, within_s=120)
+            stop.set()
+            await asyncio.gather(*bots, return_exceptions=True)
+            final = await standings(target, ladder_id)
+            events = await _log(target, ladder_id, final.tournament.games_scheduled, final.tournament.games_finished)
+    finally:
+        stop.set()
+        await asyncio.gather(*bots, return_exceptions=True)
+        await delete_prefix(redis_target.url, key_prefix)
+    scheduled = [e.table_scheduled for e in events if e.HasField("table_scheduled")]
+    finished = [e.table_finished.game_id for e in events if e.HasField("table_finished")]
+    assert [t.table for t in scheduled] == list(range(len(scheduled)))  # none doubled, none skipped
+    assert len({t.game_id for t in scheduled}) == len(scheduled) and len(set(finished)) == len(finished)
+    assert {t.game_id for t in scheduled[: before.tournament.games_scheduled]} <= set(finished)  # none lost
+    assert after.tournament.games_finished >= before.tournament.games_scheduled + 3
+
+
+async def _rated(target: str, ladder_id: str, games: int, within_s: float = 60) -> pb.GetStandingsResponse:
+    """The standings once ``games`` games are rated (failing after ``within_s`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while (reply := await standings(target, ladder_id)).tournament.games_finished < games:
+        assert loop.time() < deadline, f"only {reply.tournament.games_finished} of {games} games were rated"
+        await asyncio.sleep(0.1)
+    return reply

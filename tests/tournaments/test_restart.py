@@ -9,13 +9,7 @@ from its seed, and the standings count every game.
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import signal
-import socket
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from parlour.bots import make_bot
@@ -23,46 +17,16 @@ from parlour.runner import run_bot
 from parlour.v1 import tournament_service_pb2 as pb
 from tests.conftest import RedisTarget, delete_prefix
 from tests.tournaments.helpers import (
-    ADMIN_KEY,
     BOT_KEY,
     assert_standings_match,
     create_and_register,
+    free_port,
+    serve_process,
     standings,
     start,
     tournament_events,
     verify_game,
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@asynccontextmanager
-async def _serve(
-    redis: RedisTarget, prefix: str, port: int, data_dir: Path
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    """A `parlour serve` process on ``port``; killed on exit if still running."""
-    command = [sys.executable, "-m", "parlour.cli.main", "serve", "--host", "127.0.0.1", "--grpc-port", str(port)]
-    command += ["--http-port", "0", "--data-dir", str(data_dir), "--redis", redis.url, "--key-prefix", prefix]
-    command += ["--admin-key", ADMIN_KEY, "--log-level", "warning"]
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), timeout=30)).decode()
-        assert re.search(rf"gRPC on 127\.0\.0\.1:{port}\b", line), f"the server did not start: {line!r}"
-        yield process
-    finally:
-        if process.returncode is None:
-            process.kill()
-        await process.wait()
 
 
 async def _wait_for(target: str, tournament_id: str, done: int, seconds: float) -> pb.GetStandingsResponse:
@@ -84,13 +48,13 @@ _ALL = 1_000  # more games than any test tournament has: wait for the end
 async def test_a_tournament_survives_a_server_crash_and_restart(
     redis_target: RedisTarget, key_prefix: str, tmp_path: Path
 ) -> None:
-    port = _free_port()
+    port = free_port()
     target = f"127.0.0.1:{port}"
     names = ["r-a", "r-b", "r-c", "r-d"]
     stop = asyncio.Event()
     bots: list[asyncio.Task[object]] = []
     try:
-        async with _serve(redis_target, key_prefix, port, tmp_path / "first") as first:
+        async with serve_process(redis_target, key_prefix, port, tmp_path / "first") as first:
             tournament_id = await create_and_register(target, names, table_size=3, rounds=2)
             bots = [
                 asyncio.create_task(run_bot(target, n, BOT_KEY, lambda g: make_bot("random", g), stop=stop))
@@ -101,7 +65,7 @@ async def test_a_tournament_survives_a_server_crash_and_restart(
             first.send_signal(signal.SIGKILL)
             await first.wait()
         assert 2 <= before.tournament.games_finished < 8, "the server was killed in the middle of the tournament"
-        async with _serve(redis_target, key_prefix, port, tmp_path / "second"):
+        async with serve_process(redis_target, key_prefix, port, tmp_path / "second"):
             after = await _wait_for(target, tournament_id, _ALL, seconds=120)
             assert after.tournament.status == pb.TOURNAMENT_STATUS_FINISHED, after.tournament
             events = await tournament_events(target, tournament_id)
