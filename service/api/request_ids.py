@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from typing import Any
 
@@ -37,11 +37,16 @@ def choose(metadata: Iterable[tuple[str, Any]]) -> str:
 def bound(request_id: str) -> Iterator[None]:
     """Within the block, log lines carry ``request_id`` and :func:`trailing` returns it."""
     token = _CURRENT.set(request_id)
+    tokens = structlog.contextvars.bind_contextvars(request_id=request_id)
     try:
-        with structlog.contextvars.bound_contextvars(request_id=request_id):
-            yield
+        yield
     finally:
-        _CURRENT.reset(token)
+        # A stream's generator closed after its call's task (at a server's stop, by the event loop's
+        # finalizer) runs this in another context, where the tokens are not valid: the call's own context
+        # has ended with its task, and there is nothing to reset.
+        with suppress(ValueError):
+            structlog.contextvars.reset_contextvars(**tokens)
+            _CURRENT.reset(token)
 
 
 def bind(request_id: str) -> None:
