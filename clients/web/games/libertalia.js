@@ -18,8 +18,9 @@ export const WORDS = {
     const entry = textOf("character", String(rank));
     const name = entry?.name || (rank === 0 ? "Midshipman" : `character ${rank}`);
     const text = rank === 0 ? "the Midshipman" : entry ? `the ${name} (${rank})` : name;
-    const whose = owner === undefined || rank === 0 ? "" : ` (of ${playerName(context, owner)})`;
-    return { label: rank === 0 ? "Midshipman" : `#${rank} ${entry ? name : ""}`.trim(), text, tip: entry ? tipOf(entry, whose) : `${text}${whose}` };
+    const who = owner === undefined || rank === 0 ? "" : playerName(context, owner);
+    const tip = entry ? tipOf(entry, who ? ` (of ${who})` : "") : who ? `${text} of ${who}` : text;
+    return { label: rank === 0 ? "Midshipman" : `#${rank} ${entry ? name : ""}`.trim(), text, tip };
   },
   loot: (l) => {
     const kind = lootKind(l);
