@@ -4,6 +4,7 @@
 import { allEvents, gameTypes, getGame, getView, sentence, unreachable, watch } from "./api.js";
 import { FINISHED, lastMove, lastMoveText, learn, loadRules, markLastMove, namesOf, renderBoard } from "./board.js";
 import { describeEvent, el } from "./games/common.js";
+import { botPage, ladderPage, laddersPage } from "./ladders.js";
 import { lobbyPage } from "./lobby.js";
 import { invitationsPage, newGamePage } from "./newtable.js";
 import { playPage } from "./play.js";
@@ -146,6 +147,9 @@ async function route() {
       await playPage(main, parts[1], Number(parts[2]), new URLSearchParams(query), { titles, connection, setLeave });
     } else if (parts[0] === "watch" && parts[1]) await watchPage(parts[1]);
     else if (parts[0] === "replay" && parts[1]) await replayPage(main, parts[1], new URLSearchParams(query), titles);
+    else if (parts[0] === "ladders" && parts[1] && parts[2] === "bots" && parts[3]) botPage(main, parts[1], decodeURIComponent(parts[3]), setLeave);
+    else if (parts[0] === "ladders" && parts[1]) ladderPage(main, parts[1], setLeave);
+    else if (parts[0] === "ladders") await laddersPage(main);
     else await lobbyPage(main, titles, setLeave);
   } catch (error) {
     if (unreachable(error)) showUnreachable();
