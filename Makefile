@@ -110,6 +110,7 @@ bench: install
 	$(BIN)/python bench/list_games.py
 	$(BIN)/python bench/quotas.py
 	$(BIN)/python bench/watchers.py
+	$(BIN)/python bench/ladder.py --bots 60 --seconds 60
 
 clean:
 	find $(GEN) -mindepth 1 -maxdepth 1 ! -name '*.proto' -exec rm -rf {} +
