@@ -46,20 +46,25 @@ async def _register(target: str, ladder_id: str, name: str) -> None:
         await pb_grpc.TournamentServiceStub(channel).RegisterBot(request)
 
 
-async def _log(target: str, ladder_id: str, scheduled: int, finished: int) -> list[pb.TournamentEvent]:
-    """The ladder's log up to ``scheduled`` tables and ``finished`` results (a ladder's stream never ends)."""
-    events: list[pb.TournamentEvent] = []
+async def _replies(target: str, ladder_id: str, scheduled: int, finished: int) -> list[pb.WatchTournamentResponse]:
+    """The ladder's stream up to ``scheduled`` tables and ``finished`` results (a ladder's stream never ends)."""
+    replies: list[pb.WatchTournamentResponse] = []
     async with grpc.aio.insecure_channel(target) as channel:
         stream = pb_grpc.TournamentServiceStub(channel).WatchTournament(
             pb.WatchTournamentRequest(tournament_id=ladder_id)
         )
         async for reply in stream:
-            events.append(reply.event)
-            kinds = [e.WhichOneof("kind") for e in events]
+            replies.append(reply)
+            kinds = [r.event.WhichOneof("kind") for r in replies]
             if kinds.count("table_scheduled") == scheduled and kinds.count("table_finished") == finished:
                 stream.cancel()
-                return events
+                return replies
     raise AssertionError("the ladder's log ended")
+
+
+async def _log(target: str, ladder_id: str, scheduled: int, finished: int) -> list[pb.TournamentEvent]:
+    """The ladder's log up to ``scheduled`` tables and ``finished`` results."""
+    return [reply.event for reply in await _replies(target, ladder_id, scheduled, finished)]
 
 
 async def _export_all(target: str, game_ids: list[str], folder: Path) -> None:
@@ -123,7 +128,12 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
             await process.wait()
         await asyncio.gather(*runs.values(), return_exceptions=True)
     final = await standings(target, ladder_id)
-    events = await _log(target, ladder_id, final.tournament.games_scheduled, final.tournament.games_finished)
+    replies = await _replies(target, ladder_id, final.tournament.games_scheduled, final.tournament.games_finished)
+    events = [reply.event for reply in replies]
+    # The stream's last reply (the newest event) carries the batch strengths GetStandings shows; the ones
+    # that replayed the past carry the online ratings only.
+    assert list(replies[-1].standings) == list(final.standings)
+    assert all(s.strength == s.strength_low == s.strength_high == 0 for r in replies[:-1] for s in r.standings)
 
     busy: set[str] = set()
     tables = {}

@@ -101,7 +101,11 @@ class Tournaments:
         return [(await self.load(tid)).summary() for tid in await self._store.ids()]
 
     async def watch(self, tournament_id: str, from_version: int) -> AsyncIterator[pb.WatchTournamentResponse]:
-        """Events from ``from_version`` with the summary and standings after each; ends after the last."""
+        """Events from ``from_version`` with the summary and standings after each; ends after the last.
+
+        The batch strengths are fitted once per version for every stream and GetStandings alike (on the
+        cached state): a reply carries them when its event is the newest the server has, so the replies
+        that replay the past (before the stream caught up) carry the online ratings only."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
         start = max(from_version, 1)
@@ -115,9 +119,20 @@ class Tournaments:
                 state = TournamentState(tournament_id, event.created.settings, stored.recorded_at_ms)
             state.apply(event)
             if stored.version >= start:
-                yield pb.WatchTournamentResponse(event=event, tournament=state.summary(), standings=state.standings())
+                yield pb.WatchTournamentResponse(
+                    event=event, tournament=state.summary(), standings=await self._standings_at(state, loaded.version)
+                )
             if is_final(event):
                 return
+
+    async def _standings_at(self, state: TournamentState, caught_up: int) -> list[pb.Standing]:
+        """The standings after ``state`` (a stream's own fold): with the batch strengths of the shared, cached
+        state when ``state`` is its newest version, else (a reply replaying the past) without them."""
+        if state.version >= caught_up:
+            current = await self.load(state.tournament_id)
+            if current.version == state.version:
+                return current.standings()
+        return state.standings(with_batch=False)
 
     # --- changing ---------------------------------------------------------------------------------
 

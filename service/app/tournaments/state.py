@@ -91,11 +91,12 @@ class TournamentState:
             self._batch = (len(self.rated), batch_ratings(self.rated))
         return self._batch[1]
 
-    def standings(self) -> list[pb.Standing]:
-        """The standings, best first (equal records share a rank)."""
+    def standings(self, *, with_batch: bool = True) -> list[pb.Standing]:
+        """The standings, best first (equal records share a rank); without ``with_batch``, the batch
+        strength fields stay 0 (no fit is made)."""
         rows: list[pb.Standing] = []
         previous: tuple[int, float, int] | None = None
-        batch = self.batch()
+        batch = self.batch() if with_batch else {}
         for index, bot in enumerate(self.ordered()):
             key = (0 if self.is_ladder else bot.rank_points, round(bot.rating, 9), 0 if self.is_ladder else bot.score)
             rank = rows[-1].rank if previous == key else index + 1
