@@ -17,6 +17,7 @@ from google.protobuf import json_format
 
 from parlour.bots import make_bot
 from parlour.runner import BotRun, run_bot
+from parlour.v1 import game_service_pb2, game_service_pb2_grpc
 from parlour.v1 import replay_service_pb2 as replay_pb
 from parlour.v1 import replay_service_pb2_grpc as replay_grpc
 from parlour.v1 import tournament_service_pb2 as pb
@@ -172,7 +173,6 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
     ("change", "says"),
     [
         ({"rounds": 2}, "a ladder has no rounds"),
-        ({"duplicate_seeds": True}, "duplicate_seeds is not available on a ladder yet"),
         ({"min_table_size": 1}, "min_table_size must be 2 to table_size"),
         ({"max_games_per_bot": 17}, "max_games_per_bot must be 0"),
     ],
@@ -248,3 +248,80 @@ async def _rated(target: str, ladder_id: str, games: int, within_s: float = 60) 
         assert loop.time() < deadline, f"only {reply.tournament.games_finished} of {games} games were rated"
         await asyncio.sleep(0.1)
     return reply
+
+
+async def test_a_ladder_with_duplicate_deals_plays_each_deal_once_per_rotation_and_withholds_it_meanwhile(
+    admin_app: App,
+) -> None:
+    """The same group plays each deal once per seat rotation, one table after another; while a later
+    rotation runs, an earlier one's log is refused to anyone without its seat token (game/hidden); the
+    deal's results are recorded together at its end, and its games then verify with one seed."""
+    target = f"127.0.0.1:{admin_app.grpc_port}"
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = pb_grpc.TournamentServiceStub(channel)
+        games = game_service_pb2_grpc.GameServiceStub(channel)
+        settings = pb.TournamentSettings(
+            name="dup", game="oldmen", table_size=3, format=pb.TOURNAMENT_FORMAT_LADDER, duplicate_seeds=True
+        )
+        admin = (("x-parlour-admin-key", ADMIN_KEY),)
+        made = await stub.CreateTournament(pb.CreateTournamentRequest(settings=settings), metadata=admin)
+        ladder_id = made.tournament.tournament_id
+        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=ladder_id), metadata=admin)
+        stop = asyncio.Event()
+        names = ["a", "b", "c", "d", "e", "f"]
+        bots = [
+            asyncio.create_task(
+                run_bot(
+                    target,
+                    name,
+                    BOT_KEY,
+                    functools.partial(make_bot, "random", seed=name),
+                    stop=stop,
+                    on_welcome=functools.partial(_register, target, ladder_id, name),
+                )
+            )
+            for name in names
+        ]
+        hidden: list[str] = []
+        first_rotation: dict[int, str] = {}
+        try:
+            stream = stub.WatchTournament(pb.WatchTournamentRequest(tournament_id=ladder_id))
+            async for reply in stream:
+                table = reply.event.table_scheduled if reply.event.HasField("table_scheduled") else None
+                if table is not None and table.rotation == 0:
+                    first_rotation[table.deal] = table.game_id
+                elif table is not None and table.rotation == 1:  # rotation 0 is over, rotation 2 to come
+                    with pytest.raises(grpc.aio.AioRpcError) as refused:
+                        await games.ListEvents(game_service_pb2.ListEventsRequest(game_id=first_rotation[table.deal]))
+                    hidden.append(dict(refused.value.trailing_metadata() or ()).get("parlour-error-reason", ""))
+                if reply.tournament.games_finished >= 6:
+                    stream.cancel()
+                    break
+        finally:
+            stop.set()
+            await asyncio.gather(*bots, return_exceptions=True)
+        final = await standings(target, ladder_id)
+        events = await _log(target, ladder_id, final.tournament.games_scheduled, final.tournament.games_finished)
+        exports = replay_grpc.ReplayServiceStub(channel)
+        tables = [e.table_scheduled for e in events if e.HasField("table_scheduled")]
+        finished = [e.table_finished.game_id for e in events if e.HasField("table_finished")]
+        deals: dict[int, list[pb.TableScheduled]] = {}
+        for table in tables:
+            deals.setdefault(table.deal, []).append(table)
+        done = [deal for deal, rotations in deals.items() if all(t.game_id in finished for t in rotations)]
+        assert len(done) >= 2 and hidden and set(hidden) == {"game/hidden"}
+        for deal in done:
+            rotations = deals[deal]
+            first = list(rotations[0].seats)
+            assert [t.rotation for t in rotations] == [0, 1, 2]
+            assert [list(t.seats) for t in rotations] == [first[s:] + first[:s] for s in range(3)]
+            ids = [t.game_id for t in rotations]
+            positions = sorted(finished.index(game_id) for game_id in ids)
+            assert positions == list(range(positions[0], positions[0] + 3))  # recorded together
+            seeds = set()
+            for game_id in ids:
+                export = (await exports.ExportGame(replay_pb.ExportGameRequest(game_id=game_id))).export
+                verdict = await exports.VerifyGame(replay_pb.VerifyGameRequest(export=export))
+                assert verdict.verified, verdict.message
+                seeds.add(export.seed)
+            assert len(seeds) == 1

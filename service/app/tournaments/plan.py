@@ -19,12 +19,13 @@ __all__ = ["PlannedTable", "plan_round", "seat_token"]
 @dataclass(frozen=True)
 class PlannedTable:
     """One game of a round: its index, the bot of each seat, the deal's seed and the deal's number in the
-    round (with duplicate seeds, the rotations of one deal share it)."""
+    round (with duplicate seeds, the rotations of one deal share it; on a ladder, with the rotation)."""
 
     index: int
     seats: tuple[str, ...]
     seed: bytes
     deal: int = 0
+    rotation: int = 0
 
 
 def plan_round(state: TournamentState, secret: bytes) -> list[PlannedTable]:

@@ -116,9 +116,17 @@ class Runner:
         waited :data:`POOL_WAIT_MS` (else the bots of a table that just ended would meet again and again,
         the only ones free)."""
         settings = state.settings
-        # A bot is busy until its table's result is in the log, so the log alone shows each bot at no more
-        # tables at once than its cap.
-        busy = Counter(bot for t in state.tables.values() if t.game_id not in state.finished for bot in t.seats)
+        if settings.duplicate_seeds and (rotation := self._next_rotation(state)) is not None:
+            await self._schedule(state, rotation)
+            return _MOVED
+        # A bot is busy until its table's result is in the log (with duplicate deals: its deal's last), so
+        # the log alone shows each bot at no more tables at once than its cap.
+        playing = {
+            t.deal if settings.duplicate_seeds else t.index: t.seats
+            for t in state.tables.values()
+            if t.game_id not in state.finished
+        }
+        busy = Counter(bot for seats in playing.values() for bot in seats)
         present = await self._bots.present(sorted(state.bots))
         now = int(asyncio.get_running_loop().time() * 1000)
         for name in list(self._free_since):
@@ -145,9 +153,27 @@ class Runner:
         if not tables:
             return _IDLE
         index = len(state.tables)
-        seed = hashlib.sha256(self._secret + f":ladder:{index}".encode()).digest()
-        await self._schedule(state, PlannedTable(index, tables[0], seed, index))
+        await self._schedule(state, PlannedTable(index, tables[0], self._ladder_seed(index), index))
         return _MOVED
+
+    def _ladder_seed(self, deal: int) -> bytes:
+        """The seed of a ladder's deal (named by the index of its first table)."""
+        return hashlib.sha256(self._secret + f":ladder:{deal}".encode()).digest()
+
+    def _next_rotation(self, state: TournamentState) -> PlannedTable | None:
+        """A ladder's next rotation of a duplicate deal whose last table is over, if any: the same deal
+        and bots, the seats rotated by one more."""
+        latest: dict[int, Table] = {}
+        for table in state.tables.values():
+            if table.deal not in latest or table.rotation > latest[table.deal].rotation:
+                latest[table.deal] = table
+        for deal, table in sorted(latest.items()):
+            if table.rotation + 1 < len(table.seats) and self._is_over(state, table.game_id):
+                shift = table.rotation + 1
+                first = state.deal_of(table)[0].seats
+                seats = first[shift:] + first[:shift]
+                return PlannedTable(len(state.tables), seats, self._ladder_seed(deal), deal, shift)
+        return None
 
     def _plan(self, state: TournamentState) -> list[PlannedTable]:
         """The current round's plan, made once per round (the bots and the round's order are fixed)."""
@@ -196,6 +222,8 @@ class Runner:
         scheduled = pb.TableScheduled(
             round=state.round, table=planned.index, game_id=summary.game_id, seats=list(planned.seats)
         )
+        if state.is_ladder and settings.duplicate_seeds:
+            scheduled.deal, scheduled.rotation = planned.deal, planned.rotation
         if await self._append(self._id, pb.TournamentEvent(table_scheduled=scheduled), state.version):
             log.info("table scheduled", tournament_id=self._id, game_id=summary.game_id, round=state.round)
 
@@ -227,7 +255,9 @@ class Runner:
             return
         self._over.add(table.game_id)
         state = await self._load(self._id)
-        if state.settings.duplicate_seeds:
+        if state.is_ladder and state.settings.duplicate_seeds:
+            await self._finish_ladder_deal(state, table)
+        elif state.settings.duplicate_seeds:
             await self._finish_deal(state, table)
         else:
             await self._record_result(table)
@@ -248,6 +278,18 @@ class Runner:
         for each in done:
             await self._record_result(each)
         log.info("deal finished", tournament_id=self._id, round=table.round, deal=deal, tables=len(done))
+
+    async def _finish_ladder_deal(self, state: TournamentState, table: Table) -> None:
+        """Once every rotation of ``table``'s deal (on a ladder) is over: release their games, then record
+        their results in rotation order. Safe to repeat."""
+        tables = state.deal_of(table)
+        if len(tables) < len(table.seats) or any(not self._is_over(state, t.game_id) for t in tables):
+            return
+        for each in tables:
+            await self._games.release(each.game_id)
+        for each in tables:
+            await self._record_result(each)
+        log.info("deal finished", tournament_id=self._id, deal=table.deal, tables=len(tables))
 
     async def _record_result(self, table: Table) -> None:
         """Append the table's TableFinished (once) with its game's results."""

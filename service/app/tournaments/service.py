@@ -340,11 +340,6 @@ def _validate_ladder(settings: pb.TournamentSettings, game: AnyGame) -> None:
     """A ladder's own settings: no rounds, a table range within the game's seats, a cap per bot."""
     if settings.rounds:
         raise ServiceError("tournament/bad_config", f"a ladder has no rounds: give rounds 0, not {settings.rounds}")
-    if settings.duplicate_seeds:
-        raise ServiceError(
-            "tournament/bad_config",
-            "duplicate_seeds is not available on a ladder yet: leave it off (a ladder deals every table afresh)",
-        )
     smallest = settings.min_table_size or settings.table_size
     if not 2 <= smallest <= settings.table_size:
         raise ServiceError(

@@ -39,12 +39,15 @@ class BotRecord:
 
 @dataclass(frozen=True)
 class Table:
-    """A scheduled game: its round, index in the round, id and the bot of each seat."""
+    """A scheduled game: its round, index in the round, id and the bot of each seat (and on a ladder with
+    duplicate deals, its deal, named by the index of the deal's first table, and its rotation)."""
 
     round: int
     index: int
     game_id: str
     seats: tuple[str, ...]
+    deal: int = 0
+    rotation: int = 0
 
 
 @dataclass
@@ -69,6 +72,12 @@ class TournamentState:
     #: The digest of the last event's payload (:func:`~service.store.port.event_digest`), so that an
     #: append made on this state is refused if the log's event at ``version`` is no longer that one.
     last_digest: str = ""
+
+    def deal_of(self, table: Table) -> list[Table]:
+        """A ladder's duplicate deal: the tables scheduled so far for ``table``'s deal, rotation order."""
+        return sorted(
+            (t for t in self.tables.values() if t.round == 0 and t.deal == table.deal), key=lambda t: t.rotation
+        )
 
     def tables_of(self, round_number: int) -> dict[int, Table]:
         """The scheduled tables of a round by index."""
@@ -153,7 +162,7 @@ class TournamentState:
             self.round_order = tuple(b.name for b in self.ordered())
         elif kind == "table_scheduled":
             t = event.table_scheduled
-            self.tables[t.game_id] = Table(t.round, t.table, t.game_id, tuple(t.seats))
+            self.tables[t.game_id] = Table(t.round, t.table, t.game_id, tuple(t.seats), t.deal, t.rotation)
         elif kind == "table_finished":
             self._finish(event.table_finished)
         elif kind == "finished":

@@ -42,6 +42,12 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     create.add_argument("--seats", required=True, metavar="N or MIN-MAX", help="seats per table, e.g. 4 or 3-4")
     create.add_argument("--move-ms", type=int, default=0, help="time per move in ms (0: no clock)")
     create.add_argument("--max-games-per-bot", type=int, default=0, help="tables a bot plays at once (0: 1)")
+    create.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal once per seat rotation by the same bots, one table after another (withheld until "
+        "the deal's last table ends)",
+    )
     create.add_argument("--rules", default="", metavar="VERSION", help="the rules version (default: the current)")
     create.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     create.set_defaults(run=_create)
@@ -75,6 +81,7 @@ async def _create(args: argparse.Namespace) -> int:
         min_table_size=smallest,
         format=pb.TOURNAMENT_FORMAT_LADDER,
         max_games_per_bot=args.max_games_per_bot,
+        duplicate_seeds=args.duplicate,
         options=dict(pair.split("=", 1) for pair in args.option),
         rules_version=args.rules,
     )
