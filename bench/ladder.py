@@ -1,7 +1,7 @@
 """Ladder benchmark: many bots connected to one standing ladder for a while.
 
 Usage: python bench/ladder.py [--bots N] [--greedy G] [--game NAME] [--seats MIN-MAX] [--seconds S]
-       [--sigma X] [--json]
+       [--sigma X] [--compare-duplicate] [--json]
 
 The server (build_app with an embedded Redis in a temporary directory) runs in this process; the bots run
 in a second process (``parlour.runner.run_bot``, one BotService stream each, joining the ladder after each
@@ -17,8 +17,10 @@ connection), so their CPU is not the server's. G of the N bots are greedy, the o
 - whether the batch strengths put every greedy bot above every random one, and how many greedy/random pairs
   have apart 95% intervals.
 
-The ladder deals every table afresh (duplicate deals are not available on a ladder yet), so the
-comparison of openskill alone with duplicate deals and openskill is not made here.
+With ``--compare-duplicate`` the same run is made twice, the ladder dealing every table afresh and then
+with duplicate deals (each group plays its deal once per seat rotation), and both are reported: how fast
+the ratings settle and how well they separate the bots, openskill alone against duplicate deals and
+openskill.
 """
 
 from __future__ import annotations
@@ -141,8 +143,8 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
-async def measure(args: argparse.Namespace) -> dict[str, float]:
-    """Run the ladder for ``args.seconds`` and return the figures."""
+async def measure(args: argparse.Namespace, duplicate: bool) -> dict[str, float]:
+    """Run the ladder (with ``duplicate`` deals or not) for ``args.seconds`` and return the figures."""
     low, _, high = args.seats.partition("-")
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(
@@ -171,6 +173,7 @@ async def measure(args: argparse.Namespace) -> dict[str, float]:
                     table_size=int(high or low),
                     min_table_size=int(low),
                     format=pb.TOURNAMENT_FORMAT_LADDER,
+                    duplicate_seeds=duplicate,
                 )
                 admin = (("x-parlour-admin-key", ADMIN),)
                 made = await stub.CreateTournament(pb.CreateTournamentRequest(settings=ladder), metadata=admin)
@@ -221,12 +224,31 @@ def main() -> int:
     parser.add_argument("--seats", default="3-4", help="seats per table, N or MIN-MAX (default 3-4)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the bots play (default 60)")
     parser.add_argument("--sigma", type=float, default=4.0, help="the uncertainty a bot has settled under")
+    parser.add_argument(
+        "--compare-duplicate", action="store_true", help="run again with duplicate deals and report both"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args()
     args.greedy = args.greedy or args.bots // 3
     configure_logging("warning", json=True)
-    figures = asyncio.run(measure(args))
-    print(f"Ladder of {args.game}, {args.bots} bots ({args.greedy} greedy), tables of {args.seats}, {args.seconds:g} s")
+    modes = [False, True] if args.compare_duplicate else [False]
+    results = {}
+    for duplicate in modes:
+        figures = asyncio.run(measure(args, duplicate))
+        results["duplicate" if duplicate else "fresh"] = figures
+        report(args, figures, duplicate)
+    if args.json:
+        print(json.dumps(results))
+    return 0
+
+
+def report(args: argparse.Namespace, figures: dict[str, float], duplicate: bool) -> None:
+    """Print one run's figures."""
+    deals = "duplicate deals" if duplicate else "every table dealt afresh"
+    print(
+        f"Ladder of {args.game}, {args.bots} bots ({args.greedy} greedy), tables of {args.seats}, "
+        f"{args.seconds:g} s, {deals}"
+    )
     print(f"games rated: {figures['games_rated']}, {figures['games_per_bot_per_hour']:.0f} games per bot per hour")
     print(f"free to seated: p50 {figures['seat_wait_p50_ms']:.0f} ms, p99 {figures['seat_wait_p99_ms']:.0f} ms")
     print(f"server CPU per rated game: {figures['server_cpu_ms_per_game']:.0f} ms")
@@ -236,11 +258,8 @@ def main() -> int:
     )
     print(
         f"batch strengths: every greedy bot above every random one: {bool(figures['greedy_above_random'])}; "
-        f"greedy/random pairs with apart 95% intervals: {figures['apart_pairs']} of {figures['pairs']}"
+        f"greedy/random pairs with apart 95% intervals: {figures['apart_pairs']} of {figures['pairs']}\n"
     )
-    if args.json:
-        print(json.dumps(figures))
-    return 0
 
 
 if __name__ == "__main__":
