@@ -223,7 +223,9 @@ def main() -> int:
     parser.add_argument("--game", default="libertalia", help="the ladder's game (default libertalia)")
     parser.add_argument("--seats", default="3-4", help="seats per table, N or MIN-MAX (default 3-4)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the bots play (default 60)")
-    parser.add_argument("--sigma", type=float, default=4.0, help="the uncertainty a bot has settled under")
+    parser.add_argument(
+        "--sigma", type=float, default=6.0, help="the uncertainty a bot has settled under (default 6; it starts at 8.3)"
+    )
     parser.add_argument(
         "--compare-duplicate", action="store_true", help="run again with duplicate deals and report both"
     )
