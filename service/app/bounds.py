@@ -139,10 +139,11 @@ def _unique_seats(seats: int) -> list[Schema]:
     ]
 
 
-def _per_game(game: str, seats: str, options: str, *, house_bots: str = "") -> Schema:
+def _per_game(game: str, seats: str, options: str, *, house_bots: str = "", smallest: str = "") -> Schema:
     """What each game takes: a seat count in its range, its options with their allowed values, one of its
-    rules versions (``rulesVersion``, or none) and, with ``house_bots``, house bots on distinct seats of the
-    table playing one of its strategies (the fields are named by their JSON names)."""
+    rules versions (``rulesVersion``, or none), with ``house_bots``, house bots on distinct seats of the
+    table playing one of its strategies, and with ``smallest``, a smallest table of 0 (the seat count) or
+    from the game's smallest to the seat count (the fields are named by their JSON names)."""
     variants: list[Schema] = []
     for registered in GAMES:
         spec = registered.spec
@@ -163,8 +164,27 @@ def _per_game(game: str, seats: str, options: str, *, house_bots: str = "") -> S
                     }
                 }
                 properties[house_bots] = {"items": bot, "maxItems": count, "allOf": _unique_seats(count)}
+            if smallest:
+                properties[smallest] = {"enum": [0, *range(spec.min_seats, count + 1)]}
             variants.append({"properties": properties, "required": [game, seats]})
     return {"oneOf": variants}
+
+
+def _formats() -> list[Schema]:
+    """A round robin or Swiss tournament plays 1 to 100 rounds and has no ladder settings; a ladder has no
+    rounds."""
+    return [
+        {
+            "properties": {
+                "format": {"enum": ["TOURNAMENT_FORMAT_ROUND_ROBIN", "TOURNAMENT_FORMAT_SWISS"]},
+                "rounds": {"minimum": 1},
+                "minTableSize": {"const": 0},
+                "maxGamesPerBot": {"const": 0},
+            },
+            "required": ["rounds"],
+        },
+        {"properties": {"format": {"const": "TOURNAMENT_FORMAT_LADDER"}, "rounds": {"const": 0}}},
+    ]
 
 
 def _one_command_each() -> dict[str, Schema]:
@@ -228,8 +248,9 @@ def request_bounds(clocks: ClockRange, sizes: SizeLimits | None = None) -> dict[
         "parlour.v1.ImportGameRequest": {"required": ["export"]},
         "parlour.v1.CreateTournamentRequest": {"required": ["settings"]},
         "parlour.v1.TournamentSettings": {
-            "required": ["name", "game", "tableSize", "format", "rounds"],
-            **_per_game("game", "tableSize", "options"),
+            "required": ["name", "game", "tableSize", "format"],
+            **_per_game("game", "tableSize", "options", smallest="minTableSize"),
+            "anyOf": _formats(),
         },
         "parlour.v1.TournamentSettings.name": {"minLength": 1, "maxLength": 64, "pattern": f"[^{_PY_SPACE}]"},
         "parlour.v1.TournamentSettings.game": _GAMES,
@@ -239,7 +260,8 @@ def request_bounds(clocks: ClockRange, sizes: SizeLimits | None = None) -> dict[
         },
         "parlour.v1.TournamentSettings.rules_version": _RULES_VERSIONS,
         "parlour.v1.TournamentSettings.format": {"not": {"enum": ["TOURNAMENT_FORMAT_UNSPECIFIED"]}},
-        "parlour.v1.TournamentSettings.rounds": {"minimum": 1, "maximum": 100},
+        "parlour.v1.TournamentSettings.rounds": {"minimum": 0, "maximum": 100},
+        "parlour.v1.TournamentSettings.max_games_per_bot": {"minimum": 0, "maximum": 16},
         "parlour.v1.TournamentSettings.max_parallel_games": {"minimum": 0, "maximum": 256},
         "parlour.v1.RegisterBotRequest": {"required": ["botName", "botKey"]},
         "parlour.v1.RegisterBotRequest.bot_name": bot_name,

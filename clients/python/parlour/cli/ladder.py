@@ -111,6 +111,11 @@ async def _standings(args: argparse.Namespace) -> int:
 
 async def _verify(args: argparse.Namespace) -> int:
     from parlour.cli.replay import local_verifier
+
+    missing = _missing()
+    if missing:
+        print(f"parlour ladder verify: {missing}", file=sys.stderr)
+        return 2
     from parlour.ratings import Placing, RatedGame, batch_ratings
 
     exports = await asyncio.to_thread(_read_all, Path(args.exports))
@@ -119,11 +124,7 @@ async def _verify(args: argparse.Namespace) -> int:
     except ParlourError as error:
         return fail("parlour ladder verify", error)
     verifier = local_verifier()
-    if verifier is None:
-        print(
-            "parlour ladder verify: install the rules (pip install parlour-server) to verify the games", file=sys.stderr
-        )
-        return 2
+    assert verifier is not None  # _missing said so
     games = []
     for export in exports:
         checked = await asyncio.to_thread(verifier, export)
@@ -154,6 +155,19 @@ async def _verify(args: argparse.Namespace) -> int:
         return 5
     print(f"{len(games)} games verified; the server's batch ratings match the recomputed ones")
     return 0
+
+
+def _missing() -> str:
+    """What this machine lacks to verify a ladder offline, in a sentence ("" when nothing)."""
+    from parlour.cli.replay import local_verifier
+
+    try:
+        import parlour.ratings  # noqa: F401 - only whether it imports
+    except ImportError as error:
+        return f"{error.name} is missing: install the ratings (pip install 'parlour-client[ratings]')"
+    if local_verifier() is None:
+        return "the rules are not installed here: install them (pip install parlour-server) to verify the games"
+    return ""
 
 
 def _read_all(folder: Path) -> list[replay_service_pb2.GameExport]:
