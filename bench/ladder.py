@@ -1,7 +1,7 @@
 """Ladder benchmark: many bots connected to one standing ladder for a while.
 
 Usage: python bench/ladder.py [--bots N] [--greedy G] [--game NAME] [--seats MIN-MAX] [--seconds S]
-       [--sigma X] [--compare-duplicate] [--json]
+       [--sigma X] [--compare-duplicate] [--compare-direct] [--json]
 
 The server (build_app with an embedded Redis in a temporary directory) runs in this process; the bots run
 in a second process (``parlour.runner.run_bot``, one BotService stream each, joining the ladder after each
@@ -21,6 +21,11 @@ With ``--compare-duplicate`` the same run is made twice, the ladder dealing ever
 with duplicate deals (each group plays its deal once per seat rotation), and both are reported: how fast
 the ratings settle and how well they separate the bots, openskill alone against duplicate deals and
 openskill.
+
+With ``--compare-direct`` the same bots then play the same game directly for as long, without a ladder:
+groups of the largest table size each create a game (GameService CreateGame), claim its seats and play
+it through GameService (``parlour.play.play_seat``), again and again; the server's CPU per finished game
+is reported next to the ladder's, so the ladder's own cost per game shows.
 """
 
 from __future__ import annotations
@@ -34,8 +39,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 
@@ -43,6 +50,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from parlour.bots import make_bot  # noqa: E402
+from parlour.client import GameClient  # noqa: E402
+from parlour.play import play_seat  # noqa: E402
 from parlour.ratings import OnlineRatings, Placing, RatedGame  # noqa: E402
 from parlour.runner import run_bot  # noqa: E402
 from parlour.v1 import tournament_service_pb2 as pb  # noqa: E402
@@ -51,6 +60,7 @@ from service.bootstrap import build_app  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.logs import configure_logging  # noqa: E402
 
+T = TypeVar("T")
 ADMIN = "bench-admin-key-0123456789"
 BOT_KEY = "bench-bot-key-0123456789"
 
@@ -86,6 +96,34 @@ def play_bots(target: str, ladder_id: str, names: list[str], seconds: float) -> 
         )
 
     asyncio.run(main())
+
+
+def play_direct(target: str, game: str, groups: list[list[str]], seconds: float) -> int:
+    """Bot process: each group plays ``game`` directly (create, claim every seat, play) again and again for
+    ``seconds``; returns the games finished."""
+
+    async def group_plays(client: GameClient, names: list[str], stop: asyncio.Event) -> int:
+        finished = 0
+        while not stop.is_set():
+            summary = await client.create_game(game, len(names))
+            seats = [await client.claim_seat(summary.game_id, name) for name in names]
+            bots = [make_bot(name.split("-")[0], game, seed=f"{name}-{finished}") for name in names]
+            await asyncio.gather(
+                *(
+                    play_seat(client, summary.game_id, seat, token, bot)
+                    for (seat, token), bot in zip(seats, bots, strict=True)
+                )
+            )
+            finished += 1
+        return finished
+
+    async def all_groups() -> int:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(seconds, stop.set)
+        async with GameClient(target, api_key="") as client:
+            return sum(await asyncio.gather(*(group_plays(client, names, stop) for names in groups)))
+
+    return asyncio.run(all_groups())
 
 
 async def ladder_log(stub: pb_grpc.TournamentServiceStub, ladder_id: str) -> list[pb.TournamentEvent]:
@@ -143,25 +181,39 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
+def server_settings(data: str, bots: int) -> Settings:
+    """The bench server: an embedded Redis in ``data``, no per-client quotas (the load comes from one
+    address), room for ``bots`` bots in one ladder."""
+    return Settings(
+        grpc_host="127.0.0.1",
+        grpc_port=0,
+        http_host="127.0.0.1",
+        http_port=0,
+        data_dir=Path(data),
+        log_level="warning",
+        admin_key=ADMIN,
+        rate_create_games="0",
+        rate_claim_seats="0",
+        rate_joins="0",
+        rate_calls="0",
+        max_streams_per_client=0,
+        max_tournament_bots=max(64, bots),
+    )
+
+
+def in_bot_process(function: Callable[..., T], *args: object) -> Awaitable[T]:
+    """Run ``function(*args)`` in a fresh process (the bots' CPU is not the server's)."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    future = asyncio.get_running_loop().run_in_executor(pool, functools.partial(function, *args))
+    future.add_done_callback(lambda _: pool.shutdown(wait=False))
+    return future
+
+
 async def measure(args: argparse.Namespace, duplicate: bool) -> dict[str, float]:
     """Run the ladder (with ``duplicate`` deals or not) for ``args.seconds`` and return the figures."""
     low, _, high = args.seats.partition("-")
     with tempfile.TemporaryDirectory() as data:
-        settings = Settings(
-            grpc_host="127.0.0.1",
-            grpc_port=0,
-            http_host="127.0.0.1",
-            http_port=0,
-            data_dir=Path(data),
-            log_level="warning",
-            admin_key=ADMIN,
-            rate_create_games="0",
-            rate_claim_seats="0",
-            rate_calls="0",
-            max_streams_per_client=0,
-            max_tournament_bots=max(64, args.bots),
-        )
-        app = build_app(settings)
+        app = build_app(server_settings(data, args.bots))
         await app.start()
         target = f"127.0.0.1:{app.grpc_port}"
         try:
@@ -181,11 +233,7 @@ async def measure(args: argparse.Namespace, duplicate: bool) -> dict[str, float]
                 await stub.StartTournament(pb.StartTournamentRequest(tournament_id=ladder_id), metadata=admin)
                 names = bot_names(args.bots, args.greedy)
                 cpu, wall = time.process_time(), time.perf_counter()
-                with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-                    bots = asyncio.get_running_loop().run_in_executor(
-                        pool, play_bots, target, ladder_id, names, args.seconds
-                    )
-                    await bots
+                await in_bot_process(play_bots, target, ladder_id, names, args.seconds)
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
                 events = await ladder_log(stub, ladder_id)
                 final = await stub.GetStandings(pb.GetStandingsRequest(tournament_id=ladder_id))
@@ -215,6 +263,23 @@ async def measure(args: argparse.Namespace, duplicate: bool) -> dict[str, float]
     }
 
 
+async def measure_direct(args: argparse.Namespace) -> dict[str, float]:
+    """The same bots play the game directly, in groups of the largest table size, for ``args.seconds``."""
+    size = int(args.seats.partition("-")[2] or args.seats)
+    names = bot_names(args.bots, args.greedy)
+    groups = [names[i : i + size] for i in range(0, len(names) - size + 1, size)]
+    with tempfile.TemporaryDirectory() as data:
+        app = build_app(server_settings(data, args.bots))
+        await app.start()
+        try:
+            cpu = time.process_time()
+            games = await in_bot_process(play_direct, f"127.0.0.1:{app.grpc_port}", args.game, groups, args.seconds)
+            cpu = time.process_time() - cpu
+        finally:
+            await app.stop(grace=0)
+    return {"games": games, "server_cpu_ms_per_game": cpu * 1000 / max(games, 1)}
+
+
 def main() -> int:
     """Parse the arguments, run, print."""
     parser = argparse.ArgumentParser(description="Parlour ladder benchmark (see the module docstring).")
@@ -229,6 +294,9 @@ def main() -> int:
     parser.add_argument(
         "--compare-duplicate", action="store_true", help="run again with duplicate deals and report both"
     )
+    parser.add_argument(
+        "--compare-direct", action="store_true", help="then play the same game directly, without a ladder"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args()
     args.greedy = args.greedy or args.bots // 3
@@ -239,6 +307,13 @@ def main() -> int:
         figures = asyncio.run(measure(args, duplicate))
         results["duplicate" if duplicate else "fresh"] = figures
         report(args, figures, duplicate)
+    if args.compare_direct:
+        direct = results["direct"] = asyncio.run(measure_direct(args))
+        ladder, alone = results["fresh"]["server_cpu_ms_per_game"], direct["server_cpu_ms_per_game"]
+        print(
+            f"played directly: {direct['games']:.0f} games, server CPU per game {alone:.0f} ms; "
+            f"the ladder's is {ladder / max(alone, 1e-9):.2f} times that"
+        )
     if args.json:
         print(json.dumps(results))
     return 0

@@ -187,7 +187,7 @@ def _serve(workers: int, redis_url: str, prefix: str, data_dir: Path) -> tuple[s
     command = [sys.executable, "-m", "parlour.cli.main", "serve", "--workers", str(workers), "--host", "127.0.0.1"]
     command += ["--grpc-port", str(port), "--http-port", "0", "--data-dir", str(data_dir), "--log-level", "error"]
     command += ["--redis", redis_url, "--key-prefix", prefix]
-    command += ["--rate-calls", "0", "--rate-create-games", "0", "--rate-claim-seats", "0"]
+    command += ["--rate-calls", "0", "--rate-create-games", "0", "--rate-claim-seats", "0", "--rate-joins", "0"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert process.stdout is not None
     line = process.stdout.readline()

@@ -539,6 +539,7 @@ async def main(args: argparse.Namespace) -> int:
             # a load from one address: the per-client quotas would measure themselves
             rate_create_games="0",
             rate_claim_seats="0",
+            rate_joins="0",
             rate_calls="0",
             max_streams_per_client=0,
         )

@@ -344,6 +344,7 @@ def limit_settings(settings: Settings) -> LimitSettings:
     return LimitSettings(
         rate_create_games=settings.rate_create_games,
         rate_claim_seats=settings.rate_claim_seats,
+        rate_joins=settings.rate_joins,
         rate_calls=settings.rate_calls,
         max_streams_per_client=settings.max_streams_per_client,
         max_streams=settings.max_streams,

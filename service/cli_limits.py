@@ -31,6 +31,7 @@ _FLAGS: tuple[_Flag, ...] = (
     _Flag("max_round_games", int, "most games one round of a tournament may have"),
     _Flag("rate_create_games", str, "games one client may create (CreateGame, ImportGame), e.g. 300/minute; 0: none"),
     _Flag("rate_claim_seats", str, "seats one client may claim, e.g. 1200/minute; 0: no limit"),
+    _Flag("rate_joins", str, "bots one client may register in tournaments and ladders, e.g. 120/minute; 0: none"),
     _Flag("rate_calls", str, "calls of any kind one client may make, e.g. 1000/second; 0: no limit"),
     _Flag("max_streams_per_client", int, "streams (watches, bot connections) one client may hold open; 0: no limit"),
     _Flag(
@@ -59,7 +60,7 @@ _FLAGS: tuple[_Flag, ...] = (
         metavar="CIDR[,CIDR]",
     ),
 )
-_RATES = frozenset({"rate_create_games", "rate_claim_seats", "rate_calls"})
+_RATES = frozenset({"rate_create_games", "rate_claim_seats", "rate_joins", "rate_calls"})
 
 
 def add_limit_flags(parser: argparse.ArgumentParser) -> None:

@@ -66,6 +66,7 @@ class Settings:
     #: streams per client and per process (0: none).
     rate_create_games: str = "300/minute"
     rate_claim_seats: str = "1200/minute"
+    rate_joins: str = "120/minute"
     rate_calls: str = "1000/second"
     max_streams_per_client: int = 32
     max_streams: int = 1000

@@ -43,6 +43,7 @@ LIMIT_FLAGS = [
     ("--max-round-games", "50", "max_round_games", 50),
     ("--rate-create-games", "20/minute", "rate_create_games", "20/minute"),
     ("--rate-claim-seats", "0", "rate_claim_seats", "0"),
+    ("--rate-joins", "5/minute", "rate_joins", "5/minute"),
     ("--rate-calls", "5 per second", "rate_calls", "5 per second"),
     ("--max-streams-per-client", "4", "max_streams_per_client", 4),
     ("--max-streams", "5000", "max_streams", 5000),

@@ -177,6 +177,8 @@ function connect({ BotService, TournamentService }, args, state, channel) {
         if (args.games && state.ended.size >= args.games) finish();
       } else if (message.move_rejected) {
         state.rejected += 1;
+      } else if (message.notice) {
+        console.error(`node bot: ${message.notice.reason}: ${message.notice.message}`);
       }
     });
     call.on('error', (error) => {

@@ -33,7 +33,7 @@ from service.app.games import Games
 from service.app.records import timestamp
 from service.app.sizes import SizeLimits
 from service.app.tokens import hash_token, token_matches
-from service.store.bot_port import AssignmentRecord, BotStore
+from service.store.bot_port import AssignmentRecord, BotNotice, BotStore
 
 __all__ = ["Bots"]
 
@@ -174,7 +174,16 @@ class Bots:
         """The bot's assignments in games that are not over."""
         await self.authenticate(name, key)
         entries = await self._store.assignments(name)
-        return [_assignment(r) for entry_id, r in entries if not await self._over(name, entry_id, r)]
+        return [
+            _assignment(r)
+            for entry_id, r in entries
+            if isinstance(r, AssignmentRecord) and not await self._over(name, entry_id, r)
+        ]
+
+    async def notify(self, name: str, notice: BotNotice) -> None:
+        """Tell bot ``name``'s open sessions (on any server) ``notice``; a bot not connected now is not told
+        it later (what it is about shows elsewhere, e.g. a ladder's standings)."""
+        await self._store.notify(name, notice)
 
     async def _over(self, name: str, entry_id: str, record: AssignmentRecord) -> bool:
         """Whether the assignment's game is over: finished, or gone (retention deletes finished games).
@@ -252,17 +261,28 @@ class Bots:
                 await asyncio.wait_for(session.ended.wait(), PRESENCE_MS / 3000)
 
     async def _follow_assignments(self, session: _Session) -> None:
+        """Send the bot each unfinished assignment (and play its seat), and each notice added to its stream
+        while the session is open."""
         last = "0"
         records = await self._store.assignments(session.name)
+        live = False  # the first read is the past: its notices were for earlier sessions
         while True:
             for entry_id, record in records:
                 last = entry_id
+                if isinstance(record, BotNotice):
+                    if live:
+                        notice = pb.Notice(
+                            tournament_id=record.tournament_id, reason=record.reason, message=record.message
+                        )
+                        await session.outbox.put(pb.ConnectResponse(notice=notice))
+                    continue
                 if (record.game_id, record.seat) in session.seats or await self._over(session.name, entry_id, record):
                     continue
                 session.seats[(record.game_id, record.seat)] = record
                 await session.outbox.put(pb.ConnectResponse(assignment=_assignment(record)))
                 session.spawn(self._play_seat(session, record))
             records = await self._store.assignments(session.name, last, block_ms=1000)
+            live = True
 
     async def _play_seat(self, session: _Session, record: AssignmentRecord) -> None:
         """Send a Turn each time the seat must act (none once the seat is dropped for its timeouts: the
@@ -345,6 +365,10 @@ class Bots:
                 pb.MoveRejected(game_id=move.game_id, seat=move.seat, command_id=move.command_id, error=detail)
             )
         await session.outbox.put(reply)
+
+
+def _notice(notice: BotNotice) -> pb.Notice:
+    return pb.Notice(tournament_id=notice.tournament_id, reason=notice.reason, message=notice.message)
 
 
 def _assignment(record: AssignmentRecord) -> pb.Assignment:

@@ -32,6 +32,7 @@ _OWN_RATES = {
     "GameService.CreateGame": ("rate_create_games", "games created"),
     "ReplayService.ImportGame": ("rate_create_games", "games created"),
     "GameService.ClaimSeat": ("rate_claim_seats", "seats claimed"),
+    "TournamentService.RegisterBot": ("rate_joins", "bot registrations in tournaments and ladders"),
 }
 
 
@@ -73,6 +74,8 @@ class LimitSettings:
     rate_create_games: str = "300/minute"
     #: Seats claimed per client.
     rate_claim_seats: str = "1200/minute"
+    #: Bots registered in tournaments and ladders (RegisterBot, also when the bot is in already) per client.
+    rate_joins: str = "120/minute"
     #: Calls of any kind per client.
     rate_calls: str = "1000/second"
     #: Streams (WatchGame, WatchTournament, bot connections) one client may hold open at once.
@@ -90,7 +93,7 @@ class Limits:
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._rates = {
             name: check_rate(getattr(self.settings, name), _flag(name))
-            for name in ("rate_create_games", "rate_claim_seats", "rate_calls")
+            for name in ("rate_create_games", "rate_claim_seats", "rate_joins", "rate_calls")
         }
         self._open: Counter[str] = Counter()
         self._total = 0

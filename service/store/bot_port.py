@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["AssignmentRecord", "BotStore"]
+__all__ = ["AssignmentRecord", "BotNotice", "BotStore"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,28 @@ class AssignmentRecord:
         """The record of a stream entry."""
         text = {k.decode(): v.decode() for k, v in fields.items()}
         return cls(text["game_id"], text["game"], int(text["seat"]), text["token"], text.get("tournament_id", ""))
+
+
+@dataclass(frozen=True)
+class BotNotice:
+    """Something a bot is told that is not about one seat (see BotService Notice): an entry of the same
+    stream as its assignments, told to the sessions open when it is added."""
+
+    tournament_id: str
+    reason: str
+    message: str
+
+    def fields(self) -> dict[str, str]:
+        """The stream entry's fields."""
+        return {"notice": self.reason, "tournament_id": self.tournament_id, "message": self.message}
+
+
+def parse_entry(fields: dict[bytes, bytes]) -> AssignmentRecord | BotNotice:
+    """The assignment or notice of a bot stream's entry."""
+    if b"notice" in fields:
+        text = {k.decode(): v.decode() for k, v in fields.items()}
+        return BotNotice(text["tournament_id"], text["notice"], text["message"])
+    return AssignmentRecord.parse(fields)
 
 
 class BotStore(Protocol):
@@ -86,8 +108,13 @@ class BotStore(Protocol):
 
     async def assignments(
         self, name: str, after: str = "0", block_ms: int | None = None
-    ) -> list[tuple[str, AssignmentRecord]]:
-        """Assignments after stream id ``after`` as (id, record); with ``block_ms`` wait that long for one."""
+    ) -> list[tuple[str, AssignmentRecord | BotNotice]]:
+        """The stream's assignments and notices after stream id ``after`` as (id, entry); with ``block_ms``
+        wait that long for one."""
+        ...
+
+    async def notify(self, name: str, notice: BotNotice) -> None:
+        """Add a notice to the bot's stream (its sessions tell it to the bot)."""
         ...
 
     async def mark_present(self, name: str, session: str, ttl_ms: int) -> None:

@@ -10,7 +10,7 @@ from typing import cast
 
 import redis.asyncio as aioredis
 
-from service.store.bot_port import AssignmentRecord
+from service.store.bot_port import AssignmentRecord, BotNotice, parse_entry
 from service.store.entries import Entries
 from service.store.keys import Keys
 
@@ -148,14 +148,19 @@ class RedisBots:
 
     async def assignments(
         self, name: str, after: str = "0", block_ms: int | None = None
-    ) -> list[tuple[str, AssignmentRecord]]:
-        """Assignments after stream id ``after`` as (id, record); with ``block_ms`` wait that long for one."""
+    ) -> list[tuple[str, AssignmentRecord | BotNotice]]:
+        """The stream's entries after stream id ``after`` as (id, entry); with ``block_ms`` wait that long
+        for one."""
         key = self._keys.assignments(name)
         if block_ms is None:
             entries = cast(Entries, await self._redis.xrange(key, min=f"({after}" if after != "0" else "-", max="+"))
-            return [(i.decode(), AssignmentRecord.parse(f)) for i, f in entries]
+            return [(i.decode(), parse_entry(f)) for i, f in entries]
         reply = cast(list[tuple[bytes, Entries]], await self._redis.xread({key: after}, block=block_ms, count=100))
-        return [(i.decode(), AssignmentRecord.parse(f)) for _, items in reply or [] for i, f in items]
+        return [(i.decode(), parse_entry(f)) for _, items in reply or [] for i, f in items]
+
+    async def notify(self, name: str, notice: BotNotice) -> None:
+        """XADD of the notice to the bot's stream."""
+        await self._redis.xadd(self._keys.assignments(name), notice.fields())  # type: ignore[arg-type]  # redis's stubs want a dict of its own key types
 
     async def mark_present(self, name: str, session: str, ttl_ms: int) -> None:
         """The bot is connected (by ``session``) for ``ttl_ms`` from now."""

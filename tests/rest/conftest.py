@@ -17,7 +17,7 @@ ADMIN_KEY = "rest-admin-key-0123456789"
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     # The schema fuzzer and the other REST tests share this server from one address: the per-client rates
     # are off here (their own tests use a server of their own, see test_errors.py).
-    unlimited = {"rate_create_games": "0", "rate_claim_seats": "0", "rate_calls": "0"}
+    unlimited = {"rate_create_games": "0", "rate_claim_seats": "0", "rate_joins": "0", "rate_calls": "0"}
     with server_in_thread(tmp_path_factory.mktemp("rest-server"), admin_key=ADMIN_KEY, **unlimited) as running:
         yield running
 

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from service.store.bot_port import AssignmentRecord, BotStore
+from service.store.bot_port import AssignmentRecord, BotNotice, BotStore
 from tests.store.adapters import bot_store
 
 
@@ -54,6 +54,21 @@ async def test_a_blocking_read_wakes_for_a_new_assignment(bots: BotStore) -> Non
     done, _ = await asyncio.wait({waiting}, timeout=10)
     assert done, "the blocking read did not wake up for the new assignment"
     assert [r for _, r in waiting.result()] == [record]
+
+
+async def test_a_notice_streams_in_order_with_the_assignments_and_wakes_a_blocking_read(bots: BotStore) -> None:
+    """A notice is an entry of the same stream, read back as it was given, after the entries before it;
+    a reader waiting after the last entry gets it."""
+    seat = AssignmentRecord("g4", "oldmen", 0, "tok-0", "t2")
+    await bots.assign("fay", seat)
+    ((last, _),) = await bots.assignments("fay")
+    waiting = asyncio.ensure_future(bots.assignments("fay", after=last, block_ms=20_000))
+    notice = BotNotice("t2", "ladder/paused", "paused: it timed out; register again")
+    await bots.notify("fay", notice)
+    done, _ = await asyncio.wait({waiting}, timeout=10)
+    assert done, "the blocking read did not wake up for the notice"
+    assert [entry for _, entry in waiting.result()] == [notice]
+    assert [entry for _, entry in await bots.assignments("fay")] == [seat, notice]
 
 
 async def test_a_dropped_assignment_is_gone_from_the_stream_and_its_seat_forgotten(bots: BotStore) -> None:

@@ -27,7 +27,9 @@ from tests.conftest import RedisTarget, delete_prefix
 from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, free_port, serve_process, standings
 
 GREEDY = ["greedy-1", "greedy-2", "greedy-3"]
+HALF = ["half-greedy-1"]  # greedy half the time, random the other half
 RANDOM = ["random-1", "random-2", "random-cli", "random-node"]
+STRATEGY = {**dict.fromkeys(GREEDY, "greedy"), **dict.fromkeys(HALF, "half-greedy")}
 NODE_BOT = Path(__file__).resolve().parents[2] / "clients" / "node" / "bot.js"
 RATED_GAMES = 45
 
@@ -87,14 +89,13 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
     ladder_id = out.strip()
     stop = asyncio.Event()
     runs: dict[str, asyncio.Task[BotRun]] = {}
-    for name in GREEDY + RANDOM[:2]:  # they join the running ladder, each once connected
-        strategy = "greedy" if name in GREEDY else "random"
+    for name in GREEDY + HALF + RANDOM[:2]:  # they join the running ladder, each once connected
         runs[name] = asyncio.create_task(
             run_bot(
                 target,
                 name,
                 BOT_KEY,
-                functools.partial(make_bot, strategy, seed=name),
+                functools.partial(make_bot, STRATEGY.get(name, "random"), seed=name),
                 stop=stop,
                 on_welcome=functools.partial(_register, target, ladder_id, name),
             )
@@ -148,7 +149,7 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
             busy -= set(tables[event.table_finished.game_id].seats)
     after_leaving = [t for t in tables.values() if t.table >= left.tournament.games_scheduled + 1]
     assert after_leaving and all(RANDOM[0] not in t.seats for t in after_leaving)
-    assert {bot for t in tables.values() for bot in t.seats} == set(GREEDY + RANDOM)
+    assert {bot for t in tables.values() for bot in t.seats} == set(GREEDY + HALF + RANDOM)
 
     rows = {s.bot_name: s for s in final.standings}
     assert [s.rank for s in final.standings] == sorted(s.rank for s in final.standings)
@@ -158,6 +159,9 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
     assert min(rows[b].strength for b in GREEDY) > max(rows[b].strength for b in RANDOM), table
     assert max(rows[b].strength_low for b in GREEDY) > min(rows[b].strength_high for b in RANDOM), table
     assert final.standings[0].bot_name in GREEDY, table
+    # The three strengths in order, on average.
+    mean = {group[0]: sum(rows[b].strength for b in group) / len(group) for group in (GREEDY, HALF, RANDOM)}
+    assert mean[GREEDY[0]] > mean[HALF[0]] > mean[RANDOM[0]], table
 
     finished = [e.table_finished.game_id for e in events if e.HasField("table_finished")]
     await _export_all(target, finished, tmp_path)
@@ -166,7 +170,13 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
     assert f"{len(finished)} games verified; the server's batch ratings match" in out
     (tmp_path / f"{finished[0]}.json").unlink()
     code, _, err = await _cli("ladder", "verify", ladder_id, "--exports", str(tmp_path), "--server", target)
-    assert code == 4 and "export every one of them" in err
+    assert code == 4 and f"1 of the ladder's {len(finished)} rated games have no export ({finished[0]})" in err
+    await _export_all(target, [finished[0]], tmp_path)
+    export = json_format.Parse((tmp_path / f"{finished[1]}.json").read_text(encoding="utf-8"), replay_pb.GameExport())
+    export.results[0].rank, export.results[-1].rank = export.results[-1].rank, export.results[0].rank
+    (tmp_path / f"{finished[1]}.json").write_text(json_format.MessageToJson(export), encoding="utf-8")
+    code, _, err = await _cli("ladder", "verify", ladder_id, "--exports", str(tmp_path), "--server", target)
+    assert code == 4 and f"game {finished[1]}: the export's results are not those the ladder recorded" in err
 
 
 @pytest.mark.parametrize(

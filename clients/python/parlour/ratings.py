@@ -39,6 +39,7 @@ __all__ = [
     "Placing",
     "RatedGame",
     "batch_ratings",
+    "online_update",
 ]
 
 #: The standard deviation of the batch fit's prior on each bot's log-strength (natural log: a bot one
@@ -105,12 +106,10 @@ class OnlineRatings:
 
     def rate(self, game: RatedGame) -> None:
         """Update the ratings of the game's bots with its placings."""
-        model = _model()
         before = [self.rating(p.bot) for p in game.placings]
-        teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-        rated = model.rate(teams, ranks=[float(p.rank) for p in game.placings])
-        for placing, old, team in zip(game.placings, before, rated, strict=True):
-            new = OnlineRating(team[0].mu, team[0].sigma, old.games + 1, game.game_id)
+        after = online_update([(r.mu, r.sigma) for r in before], [p.rank for p in game.placings])
+        for placing, old, (mu, sigma) in zip(game.placings, before, after, strict=True):
+            new = OnlineRating(mu, sigma, old.games + 1, game.game_id)
             self.ratings[placing.bot] = new
             self.history.setdefault(placing.bot, []).append(new)
 
@@ -121,6 +120,15 @@ class OnlineRatings:
         for game in games:
             ratings.rate(game)
         return ratings
+
+
+def online_update(ratings: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[tuple[float, float]]:
+    """The (mu, sigma) of each player of one game after it, from their (mu, sigma) before and their ranks
+    (1 the best; equal ranks tie), by OpenSkill's Plackett-Luce model with its default parameters."""
+    model = _model()
+    teams = [[model.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
+    rated = model.rate(teams, ranks=[float(rank) for rank in ranks])
+    return [(team[0].mu, team[0].sigma) for team in rated]
 
 
 @dataclass(frozen=True)

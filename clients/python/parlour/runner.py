@@ -36,6 +36,8 @@ class BotRun:
     connections: int = 0
     moves: int = 0
     rejected: int = 0
+    #: What the server told the bot beside its games (e.g. that a ladder paused it), in order.
+    notices: list[pb.Notice] = field(default_factory=list)
     #: The move sent for each (game, seat, version): a turn seen again after a reconnection (perhaps to
     #: another replica) is answered with the same move and command id, so it is applied at most once.
     sent: dict[tuple[str, int, int], pb.Move] = field(default_factory=dict)
@@ -54,12 +56,14 @@ async def run_bot(
     tls: Tls | None = None,
     api_key: str | None = None,
     on_welcome: Callable[[], Awaitable[None]] | None = None,
+    on_notice: Callable[[pb.Notice], None] | None = None,
 ) -> BotRun:
     """Play as bot ``name`` on the server at ``target`` (over TLS with ``tls``) until stopped (see the
     module docstring). ``make`` gets a game name and returns the bot for one game. ``api_key`` is sent
     with every connection; when it is None the ``PARLOUR_API_KEY`` environment variable is used, if set
     ("" sends no key). ``on_welcome`` is awaited each time the server welcomes the bot (after every
-    connection), e.g. to register it in a ladder; a ParlourError it raises ends the run. Raises ParlourError
+    connection), e.g. to register it in a ladder; a ParlourError it raises ends the run. ``on_notice`` is
+    called with each Notice the server sends (they are kept in :attr:`BotRun.notices` too). Raises ParlourError
     when the server refuses the bot (a wrong bot key, a bad name, a missing or unknown API key)."""
     metadata = api_key_metadata(api_key_or_env(api_key))
     run = BotRun()
@@ -68,7 +72,7 @@ async def run_bot(
     while not stop.is_set() and not _done(run, max_games):
         try:
             hello = pb.Hello(bot_name=name, bot_key=key, games=list(games))
-            await _connect(target, hello, make, run, stop, max_games, tls, metadata, on_welcome)
+            await _connect(target, hello, make, run, stop, max_games, tls, metadata, (on_welcome, on_notice))
             delay = retry_seconds
         except grpc.aio.AioRpcError as error:
             if error.code() in _FATAL:
@@ -94,7 +98,7 @@ async def _connect(  # noqa: PLR0917 - private; one call site
     max_games: int | None,
     tls: Tls | None,
     metadata: list[tuple[str, str]],
-    on_welcome: Callable[[], Awaitable[None]] | None,
+    hooks: tuple[Callable[[], Awaitable[None]] | None, Callable[[pb.Notice], None] | None],
 ) -> None:
     """One connection: hello, then answer turns until the stream ends or the bot is done."""
     async with open_channel(target, tls) as channel:
@@ -113,8 +117,13 @@ async def _connect(  # noqa: PLR0917 - private; one call site
                 message = reader.result()
                 if not isinstance(message, pb.ConnectResponse):
                     return  # grpc.aio.EOF: the server ended the stream
+                on_welcome, on_notice = hooks
                 if message.HasField("welcome") and on_welcome is not None:
                     await on_welcome()
+                if message.HasField("notice"):
+                    run.notices.append(message.notice)
+                    if on_notice is not None:
+                        on_notice(message.notice)
                 await _handle(call, message, bots, make, run)
         finally:
             stopper.cancel()

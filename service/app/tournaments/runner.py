@@ -36,8 +36,8 @@ from service.app.games import Games
 from service.app.ladder.matching import Candidate, match
 from service.app.time_control import TimeControl
 from service.app.tournaments.plan import PlannedTable, plan_round, seat_token
-from service.app.tournaments.state import Table, TournamentState
-from service.store.bot_port import AssignmentRecord
+from service.app.tournaments.state import BotRecord, Table, TournamentState
+from service.store.bot_port import AssignmentRecord, BotNotice
 
 __all__ = ["Runner"]
 
@@ -47,6 +47,8 @@ _FINISHED, _MOVED, _IDLE = "finished", "moved", "idle"
 #: How long a ladder's free bots wait for others to come free before a table is made of fewer than two
 #: tables' worth of them.
 POOL_WAIT_MS = 2000
+#: How long the next rotation of a ladder's duplicate deal waits for its bots to be connected.
+ROTATION_WAIT_MS = 30_000
 
 Load = Callable[[str], Awaitable[TournamentState]]
 Append = Callable[[str, pb.TournamentEvent, int], Awaitable[bool]]
@@ -72,6 +74,10 @@ class Runner:
         self._over: set[str] = set()
         #: A ladder's connected bots that are free, by name: since when (the loop's clock, ms).
         self._free_since: dict[str, int] = {}
+        #: A ladder's duplicate deals whose next rotation waits for its bots: since when (the loop's clock, ms).
+        self._rotation_ready: dict[int, int] = {}
+        #: Games that are over but not yet recorded: by seat, the commands the server played for it.
+        self._timeouts: dict[str, list[int]] = {}
 
     async def run(self) -> None:
         """Drive the tournament until it is finished (or the task is cancelled)."""
@@ -87,12 +93,13 @@ class Runner:
     async def _step(self) -> str:
         """One pass: _FINISHED, _MOVED (the log moved on: look again now) or _IDLE (wait for a game)."""
         state = await self._load(self._id)
+        self._over = {game_id for game_id in self._over if game_id not in state.finished}
         if state.status == pb.TOURNAMENT_STATUS_FINISHED:
             return _FINISHED
         if state.status != pb.TOURNAMENT_STATUS_RUNNING:
             return _IDLE
         for table in state.tables.values():
-            if table.game_id not in state.finished and table.game_id not in self._watchers:
+            if not self._is_over(state, table.game_id) and table.game_id not in self._watchers:
                 await self._seat(state, table)
                 self._watchers[table.game_id] = asyncio.create_task(self._watch(table))
         if state.is_ladder:
@@ -116,7 +123,12 @@ class Runner:
         waited :data:`POOL_WAIT_MS` (else the bots of a table that just ended would meet again and again,
         the only ones free)."""
         settings = state.settings
-        if settings.duplicate_seeds and (rotation := self._next_rotation(state)) is not None:
+        if paused := state.to_pause():
+            await self._pause(state, paused[0])
+            return _MOVED
+        present = await self._bots.present(sorted(state.bots))
+        now = int(asyncio.get_running_loop().time() * 1000)
+        if settings.duplicate_seeds and (rotation := self._next_rotation(state, present, now)) is not None:
             await self._schedule(state, rotation)
             return _MOVED
         # A bot is busy until its table's result is in the log (with duplicate deals: its deal's last), so
@@ -127,8 +139,6 @@ class Runner:
             if t.game_id not in state.finished
         }
         busy = Counter(bot for seats in playing.values() for bot in seats)
-        present = await self._bots.present(sorted(state.bots))
-        now = int(asyncio.get_running_loop().time() * 1000)
         for name in list(self._free_since):
             if name not in present or busy[name]:
                 del self._free_since[name]
@@ -142,7 +152,7 @@ class Runner:
                 self._free_since.setdefault(name, now),
             )
             for name, record in state.bots.items()
-            if name in present
+            if name in present and not record.paused
         ]
         free = [c for c in candidates if c.free]
         if len(free) < 2 * settings.table_size and all(now - c.waiting_since_ms < POOL_WAIT_MS for c in free):
@@ -156,19 +166,37 @@ class Runner:
         await self._schedule(state, PlannedTable(index, tables[0], self._ladder_seed(index), index))
         return _MOVED
 
+    async def _pause(self, state: TournamentState, bot: BotRecord) -> None:
+        """Pause ``bot`` (its clock ran out in too many games in a row) and tell its connections why."""
+        reason = (
+            f"bot {bot.name!r} is paused on ladder {self._id!r}: the server had to play for it, its clock run out, "
+            f"in {bot.timeout_streak} of its games in a row; it is seated no more until it registers again "
+            f"(RegisterBot, or restart parlour bot --ladder {self._id}) once it answers within the time control"
+        )
+        event = pb.TournamentEvent(bot_paused=pb.BotPaused(bot_name=bot.name, reason=reason))
+        if await self._append(self._id, event, state.version):
+            log.info("bot paused", tournament_id=self._id, bot=bot.name, timeouts_in_a_row=bot.timeout_streak)
+            await self._bots.notify(bot.name, BotNotice(self._id, "ladder/paused", reason))
+
     def _ladder_seed(self, deal: int) -> bytes:
         """The seed of a ladder's deal (named by the index of its first table)."""
         return hashlib.sha256(self._secret + f":ladder:{deal}".encode()).digest()
 
-    def _next_rotation(self, state: TournamentState) -> PlannedTable | None:
+    def _next_rotation(self, state: TournamentState, present: set[str], now_ms: int) -> PlannedTable | None:
         """A ladder's next rotation of a duplicate deal whose last table is over, if any: the same deal
-        and bots, the seats rotated by one more."""
+        and bots, the seats rotated by one more. It waits for its bots to be connected, up to
+        :data:`ROTATION_WAIT_MS` (then it is played all the same, the clock playing for who is missing:
+        the deal's bots are busy until it ends)."""
         latest: dict[int, Table] = {}
         for table in state.tables.values():
             if table.deal not in latest or table.rotation > latest[table.deal].rotation:
                 latest[table.deal] = table
         for deal, table in sorted(latest.items()):
             if table.rotation + 1 < len(table.seats) and self._is_over(state, table.game_id):
+                ready_since = self._rotation_ready.setdefault(deal, now_ms)
+                if not set(table.seats) <= present and now_ms - ready_since < ROTATION_WAIT_MS:
+                    continue
+                del self._rotation_ready[deal]
                 shift = table.rotation + 1
                 first = state.deal_of(table)[0].seats
                 seats = first[shift:] + first[:shift]
@@ -244,16 +272,21 @@ class Runner:
         await self._clocks.start_when_ready(table.game_id)
 
     async def _watch(self, table: Table) -> None:
-        """Wait for the game's end and record its result. The scheduler watches with the server's own
-        authority (a table that is over may be withheld from spectators)."""
-        start = (await self._games.record(table.game_id)).version + 1
-        async for _ in self._games.watch_checked(table.game_id, start, None):
-            pass
+        """Wait for the game's end and record its result, counting by seat the commands the server played
+        because the seat's clock ran out. The scheduler watches with the server's own authority (a table
+        that is over may be withheld from spectators), from the game's start (after a restart too)."""
+        timeouts: Counter[int] = Counter()
+        async for reply in self._games.watch_checked(table.game_id, 1, None, by_command=True):
+            first = reply.events[0] if reply.events else None
+            if first is not None and first.timed_out and first.HasField("seat"):
+                timeouts[first.seat] += 1
         if not (await self._games.record(table.game_id)).finished:
             self._watchers.pop(table.game_id, None)
             self._wake.set()
             return
-        self._over.add(table.game_id)
+        self._over.add(table.game_id)  # before the watcher is dropped: the table is not watched again
+        self._watchers.pop(table.game_id, None)
+        self._timeouts[table.game_id] = [timeouts[seat] for seat in range(len(table.seats))]
         state = await self._load(self._id)
         if state.is_ladder and state.settings.duplicate_seeds:
             await self._finish_ladder_deal(state, table)
@@ -298,7 +331,8 @@ class Runner:
             game_pb2.SeatResult(seat=r.seat, score=r.score, rank=r.rank, player_name=table.seats[r.seat])
             for r in record.seat_results()
         ]
-        finished = pb.TableFinished(game_id=table.game_id, results=results)
+        timeouts = self._timeouts.pop(table.game_id, [])
+        finished = pb.TableFinished(game_id=table.game_id, results=results, timeouts=timeouts)
         while True:
             state = await self._load(self._id)
             if table.game_id in state.finished:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import secrets
 from collections.abc import AsyncIterator, Callable
 
@@ -21,6 +23,7 @@ from engines.contract import AnyGame
 from engines.errors import GameError
 from parlour.v1 import tournament_service_pb2 as pb
 from service import metrics
+from service.app.api_keys import CALLER_KEY
 from service.app.bots import Bots
 from service.app.clocks import Clocks
 from service.app.errors import ServiceError, from_game_error, loggable
@@ -157,24 +160,53 @@ class Tournaments:
     async def register(
         self, tournament_id: str, bot_name: str, bot_key: str, *, by_admin: bool = False
     ) -> pb.Tournament:
-        """Register a bot (idempotent) while the tournament takes registrations. The bot must exist (it is
-        connected with its key, or its name is its key's for good) unless ``by_admin``, which registers a
-        new name with ``bot_key``. Entering makes the name the key's for good (see :meth:`Bots.bind`): the
-        tournament gives seats to that name. A full field is tournament/full (see :class:`FieldLimits`)."""
+        """Register a bot (idempotent) while the tournament takes registrations (a ladder: while it runs,
+        too; registering a paused bot again resumes it). The bot must exist (it is connected with its key,
+        or its name is its key's for good) unless ``by_admin``, which registers a new name with
+        ``bot_key``. Entering makes the name the key's for good (see :meth:`Bots.bind`): the tournament
+        gives seats to that name. A full field is tournament/full (see :class:`FieldLimits`, and a
+        ladder's ``max_bots_per_key``)."""
         await self._bots.authenticate(bot_name, bot_key, register=by_admin, by_admin=by_admin)
+        owner = "" if by_admin else await self._owner_of(tournament_id)
         while True:
             state = await self.load(tournament_id)
-            if bot_name in state.bots:
+            entered = state.bots.get(bot_name)
+            if entered is not None and not entered.paused:
                 return state.summary()
-            open_while_running = state.is_ladder and state.status == pb.TOURNAMENT_STATUS_RUNNING
-            if state.status != pb.TOURNAMENT_STATUS_REGISTERING and not open_while_running:
-                raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
-            self._limits.check_room(state.settings, len(state.bots))
-            await self._bots.check_plays(bot_name, state.settings.game)
-            await self._bots.bind(bot_name)  # before the entry, so the name cannot lapse once entered
-            event = pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=bot_name))
+            if entered is None:
+                self._check_entry(state, owner)
+                await self._bots.check_plays(bot_name, state.settings.game)
+                await self._bots.bind(bot_name)  # before the entry, so the name cannot lapse once entered
+            event = pb.TournamentEvent(bot_registered=pb.BotRegistered(bot_name=bot_name, owner=owner))
             if await self.append(tournament_id, event, state.version):
+                if entered is not None:
+                    log.info("bot resumed", tournament_id=tournament_id, bot=bot_name)
                 return (await self.load(tournament_id)).summary()
+
+    def _check_entry(self, state: TournamentState, owner: str) -> None:
+        """Raise unless ``state`` takes one more bot registered by ``owner``."""
+        open_while_running = state.is_ladder and state.status == pb.TOURNAMENT_STATUS_RUNNING
+        if state.status != pb.TOURNAMENT_STATUS_REGISTERING and not open_while_running:
+            raise ServiceError("tournament/started", "the tournament has started; bots can no longer join")
+        self._limits.check_room(state.settings, len(state.bots))
+        most = state.settings.max_bots_per_key
+        if owner and most and state.owned_by(owner) >= most:
+            raise ServiceError(
+                "tournament/full",
+                f"your API key has registered {most} bots in this tournament, the most one key may "
+                "(its max_bots_per_key); enter another bot with another key, or leave it to the admin",
+            )
+
+    async def _owner_of(self, tournament_id: str) -> str:
+        """The caller's owner digest in this tournament (see BotRegistered.owner): an HMAC of its API key
+        under the tournament's secret; empty without an API key."""
+        key = CALLER_KEY.get()
+        if not key:
+            return ""
+        secret = await self._store.secret(tournament_id)
+        if not secret:
+            raise _not_found(tournament_id)
+        return hmac.new(secret, b"owner:" + key.encode(), hashlib.sha256).hexdigest()[:16]
 
     async def start(self, tournament_id: str) -> pb.Tournament:
         """Start the tournament: its first round is scheduled by the scheduler."""
@@ -325,8 +357,8 @@ def _validate(settings: pb.TournamentSettings, game: AnyGame) -> None:
         _validate_ladder(settings, game)
     elif not 1 <= settings.rounds <= 100:
         raise ServiceError("tournament/bad_config", f"rounds must be 1 to 100, not {settings.rounds}")
-    elif settings.min_table_size or settings.max_games_per_bot:
-        raise ServiceError("tournament/bad_config", "min_table_size and max_games_per_bot are a ladder's settings")
+    elif any(getattr(settings, name) for name in _LADDER_ONLY):
+        raise ServiceError("tournament/bad_config", f"{', '.join(_LADDER_ONLY)} are a ladder's settings only")
     if not 0 <= settings.max_parallel_games <= 256:
         raise ServiceError("tournament/bad_config", "max_parallel_games must be 0 (default 16) to 256")
     if settings.HasField("time_control"):
@@ -334,6 +366,10 @@ def _validate(settings: pb.TournamentSettings, game: AnyGame) -> None:
             TimeControl.from_proto(settings.time_control)
         except ServiceError as error:
             raise ServiceError("tournament/bad_config", error.message) from error
+
+
+#: The settings only a ladder has.
+_LADDER_ONLY = ("min_table_size", "max_games_per_bot", "max_bots_per_key", "pause_after_timeouts")
 
 
 def _validate_ladder(settings: pb.TournamentSettings, game: AnyGame) -> None:
@@ -352,6 +388,10 @@ def _validate_ladder(settings: pb.TournamentSettings, game: AnyGame) -> None:
         raise from_game_error(error) from error
     if not 0 <= settings.max_games_per_bot <= 16:
         raise ServiceError("tournament/bad_config", "max_games_per_bot must be 0 (default 1) to 16")
+    if not 0 <= settings.max_bots_per_key <= 10_000:
+        raise ServiceError("tournament/bad_config", "max_bots_per_key must be 0 (no limit) to 10000")
+    if not 0 <= settings.pause_after_timeouts <= 100:
+        raise ServiceError("tournament/bad_config", "pause_after_timeouts must be 0 (default 3) to 100")
 
 
 def _not_found(tournament_id: str) -> ServiceError:

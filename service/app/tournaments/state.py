@@ -7,16 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from openskill.models import PlackettLuce
-
-from parlour.ratings import BatchRating, Placing, RatedGame, batch_ratings
+from parlour.ratings import BatchRating, OnlineRatings, Placing, RatedGame, batch_ratings, online_update
 from parlour.v1 import tournament_service_pb2 as pb
 from service.app.tournaments.log import tournament_event
 from service.store.port import StoredEvent, event_digest
 
 __all__ = ["BotRecord", "Table", "TournamentState", "fold_tournament"]
 
-_MODEL = PlackettLuce()
+#: A bot's rating before its first game.
+_START = OnlineRatings().rating("")
 
 
 @dataclass
@@ -28,8 +27,14 @@ class BotRecord:
     score: int = 0
     rank_points: int = 0
     wins: int = 0
-    mu: float = _MODEL.mu
-    sigma: float = _MODEL.sigma
+    mu: float = _START.mu
+    sigma: float = _START.sigma
+    #: Who registered the bot (BotRegistered.owner; empty: the admin, or a caller without an API key).
+    owner: str = ""
+    #: Its games in a row, up to the last recorded, in which the server played for it (its clock ran out).
+    timeout_streak: int = 0
+    #: A ladder seats it no more (BotPaused), until it registers again.
+    paused: bool = False
 
     @property
     def rating(self) -> float:
@@ -72,6 +77,18 @@ class TournamentState:
     #: The digest of the last event's payload (:func:`~service.store.port.event_digest`), so that an
     #: append made on this state is refused if the log's event at ``version`` is no longer that one.
     last_digest: str = ""
+
+    def owned_by(self, owner: str) -> int:
+        """How many of the bots were registered by ``owner`` (see BotRegistered.owner)."""
+        return sum(bot.owner == owner for bot in self.bots.values())
+
+    def to_pause(self) -> list[BotRecord]:
+        """A ladder's bots whose clock ran out in ``pause_after_timeouts`` (0: 3) of their games in a row
+        and that are not paused yet, by name."""
+        limit = self.settings.pause_after_timeouts or 3
+        return sorted(
+            (b for b in self.bots.values() if not b.paused and b.timeout_streak >= limit), key=lambda b: b.name
+        )
 
     def deal_of(self, table: Table) -> list[Table]:
         """A ladder's duplicate deal: the tables scheduled so far for ``table``'s deal, rotation order."""
@@ -125,6 +142,7 @@ class TournamentState:
                     strength=fitted.strength if fitted else 0.0,
                     strength_low=fitted.low if fitted else 0.0,
                     strength_high=fitted.high if fitted else 0.0,
+                    paused=bot.paused,
                 )
             )
         return rows
@@ -153,8 +171,12 @@ class TournamentState:
         self.version = event.version
         kind = event.WhichOneof("kind")
         if kind == "bot_registered":
-            name = event.bot_registered.bot_name
-            self.bots.setdefault(name, BotRecord(name))
+            registered = event.bot_registered
+            bot = self.bots.setdefault(registered.bot_name, BotRecord(registered.bot_name, owner=registered.owner))
+            bot.paused, bot.timeout_streak = False, 0  # registering again resumes a paused bot
+        elif kind == "bot_paused":
+            if (paused := self.bots.get(event.bot_paused.bot_name)) is not None:
+                paused.paused = True
         elif kind == "started":
             self.status = pb.TOURNAMENT_STATUS_RUNNING
         elif kind == "round_started":
@@ -176,15 +198,16 @@ class TournamentState:
         records = [self.bots[r.player_name] for r in finished.results if r.player_name in self.bots]
         if len(records) != size:
             return
+        timeouts = dict(enumerate(finished.timeouts))
         for result, bot in zip(finished.results, records, strict=True):
+            bot.timeout_streak = bot.timeout_streak + 1 if timeouts.get(result.seat, 0) else 0
             bot.games += 1
             bot.score += result.score
             bot.rank_points += size - result.rank
             bot.wins += result.rank == 1
-        teams = [[_MODEL.rating(mu=b.mu, sigma=b.sigma)] for b in records]
-        rated = _MODEL.rate(teams, ranks=[float(r.rank) for r in finished.results])
-        for bot, team in zip(records, rated, strict=True):
-            bot.mu, bot.sigma = team[0].mu, team[0].sigma
+        rated = online_update([(b.mu, b.sigma) for b in records], [r.rank for r in finished.results])
+        for bot, (mu, sigma) in zip(records, rated, strict=True):
+            bot.mu, bot.sigma = mu, sigma
         placings = tuple(Placing(r.player_name, r.rank) for r in finished.results)
         self.rated.append(RatedGame(finished.game_id, placings))
 

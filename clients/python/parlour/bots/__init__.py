@@ -3,6 +3,7 @@
 The random bot plays every game. A game's own bots live in ``parlour/bots/<game>.py`` (the module named
 like the game) and are listed there in ``BOTS`` (strategy name -> bot class); they are found here by
 looking through this package (modules named ``_*`` are helpers), so adding one changes no other file.
+Each game with a ``greedy`` bot also has ``half-greedy``: greedy half the time, random the other half.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from parlour.bots.base import Bot, RandomBot
+from parlour.bots.base import Bot, HalfRandomBot, RandomBot
 
 __all__ = ["STRATEGIES", "Bot", "RandomBot", "make_bot"]
 
@@ -23,6 +24,8 @@ def _strategies() -> dict[str, dict[str, type[Bot]]]:
         bots: dict[str, type[Bot]] = getattr(importlib.import_module(f"{__name__}.{module.name}"), "BOTS", {})
         for strategy, cls in bots.items():
             found.setdefault(strategy, {})[module.name] = cls
+    for game, cls in list(found.get("greedy", {}).items()):
+        found.setdefault("half-greedy", {})[game] = HalfRandomBot.of(cls)
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import os
 import sys
@@ -14,7 +15,7 @@ from parlour.cli.tournament import call
 from parlour.client import GameClient, ParlourError
 from parlour.play import play_seat
 from parlour.runner import run_bot
-from parlour.v1 import tournament_service_pb2
+from parlour.v1 import bot_service_pb2, tournament_service_pb2
 
 __all__ = ["register"]
 
@@ -40,7 +41,9 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
         default=os.environ.get("PARLOUR_BOT_KEY"),
         help="the bot's secret key, 16+ characters (or PARLOUR_BOT_KEY); the first use of a name sets it",
     )
-    parser.add_argument("--strategy", default="random", help="random or greedy (default random)")
+    parser.add_argument(
+        "--strategy", default="random", help="random, greedy or half-greedy (greedy half the time; default random)"
+    )
     parser.add_argument("--game", action="append", default=[], help="a game the bot plays; repeatable (default any)")
     parser.add_argument("--games", type=int, default=None, help="stop after this many games have ended")
     parser.add_argument("--seed", default=None, help="seed of the bot's own random choices")
@@ -85,6 +88,7 @@ async def _run(args: argparse.Namespace) -> int:
             tls=tls_of(args),
             api_key=api_key_of(args),
             on_welcome=functools.partial(_join_ladders, args) if args.ladder else None,
+            on_notice=_say_notice,
         )
     except ParlourError as error:
         return fail("parlour bot", error)
@@ -92,11 +96,26 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_notice(notice: bot_service_pb2.Notice) -> None:
+    """Print what the server told the bot (e.g. that a ladder paused it, and why)."""
+    print(f"parlour bot: {notice.reason}: {notice.message}", file=sys.stderr, flush=True)
+
+
 async def _join_ladders(args: argparse.Namespace) -> None:
-    """Register the bot in each of ``args.ladder`` (again after each connection: it is idempotent)."""
+    """Register the bot in each of ``args.ladder`` (again after each connection: it is idempotent, and
+    resumes a bot the ladder paused). Over the server's rate of registrations (limit/rate, e.g. when many
+    bots of one client reconnect at once) it waits and tries again, up to a minute."""
     for ladder in args.ladder:
         request = tournament_service_pb2.RegisterBotRequest(tournament_id=ladder, bot_name=args.name, bot_key=args.key)
-        await call(args, "RegisterBot", request)
+        for wait in (1, 2, 4, 8, 16, 32, 0):
+            try:
+                await call(args, "RegisterBot", request)
+                break
+            except ParlourError as error:
+                if error.reason != "limit/rate" or not wait:
+                    raise
+                print(f"parlour bot: {error.message}; joining ladder {ladder} in {wait} s", file=sys.stderr, flush=True)
+                await asyncio.sleep(wait)
 
 
 async def _join(args: argparse.Namespace) -> int:

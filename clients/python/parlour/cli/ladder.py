@@ -12,14 +12,18 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from google.protobuf import json_format
 
 from parlour.cli.common import fail
-from parlour.cli.tournament import call, standings_table
+from parlour.cli.tournament import call, finished_tables, standings_table
 from parlour.client import ParlourError
 from parlour.v1 import clock_pb2, replay_service_pb2
 from parlour.v1 import tournament_service_pb2 as pb
+
+if TYPE_CHECKING:  # the ratings need the SDK's "ratings" extra, imported where used
+    from parlour.ratings import Placing
 
 __all__ = ["register"]
 
@@ -42,6 +46,14 @@ def register(commands: argparse._SubParsersAction, server: argparse.ArgumentPars
     create.add_argument("--seats", required=True, metavar="N or MIN-MAX", help="seats per table, e.g. 4 or 3-4")
     create.add_argument("--move-ms", type=int, default=0, help="time per move in ms (0: no clock)")
     create.add_argument("--max-games-per-bot", type=int, default=0, help="tables a bot plays at once (0: 1)")
+    create.add_argument("--max-bots-per-key", type=int, default=0, help="bots one API key may register (0: no limit)")
+    create.add_argument(
+        "--pause-after-timeouts",
+        type=int,
+        default=0,
+        metavar="N",
+        help="pause a bot whose clock ran out in N of its games in a row (0: 3; needs --move-ms)",
+    )
     create.add_argument(
         "--duplicate",
         action="store_true",
@@ -81,6 +93,8 @@ async def _create(args: argparse.Namespace) -> int:
         min_table_size=smallest,
         format=pb.TOURNAMENT_FORMAT_LADDER,
         max_games_per_bot=args.max_games_per_bot,
+        max_bots_per_key=args.max_bots_per_key,
+        pause_after_timeouts=args.pause_after_timeouts,
         duplicate_seeds=args.duplicate,
         options=dict(pair.split("=", 1) for pair in args.option),
         rules_version=args.rules,
@@ -116,30 +130,30 @@ async def _verify(args: argparse.Namespace) -> int:
     if missing:
         print(f"parlour ladder verify: {missing}", file=sys.stderr)
         return 2
-    from parlour.ratings import Placing, RatedGame, batch_ratings
+    from parlour.ratings import RatedGame, batch_ratings
 
-    exports = await asyncio.to_thread(_read_all, Path(args.exports))
+    exports = {e.game_id: e for e in await asyncio.to_thread(_read_all, Path(args.exports))}
     try:
         reply = await call(args, "GetStandings", pb.GetStandingsRequest(tournament_id=args.ladder_id))
+        tables = await finished_tables(args, args.ladder_id, reply.tournament.games_finished)
     except ParlourError as error:
         return fail("parlour ladder verify", error)
+    problem = _match_exports(tables, exports)
+    if problem:
+        print(f"parlour ladder verify: {problem}", file=sys.stderr)
+        return 4
     verifier = local_verifier()
     assert verifier is not None  # _missing said so
     games = []
-    for export in exports:
+    for table in tables:
+        export = exports[table.game_id]
         checked = await asyncio.to_thread(verifier, export)
         if not checked.verified:
             print(f"game {export.game_id}: NOT verified: {checked.message}", file=sys.stderr)
             return 3
-        placings = tuple(Placing(export.player_names[r.seat], r.rank) for r in export.results)
-        games.append(RatedGame(export.game_id, placings))
-    if len(games) != reply.tournament.games_finished:
-        print(
-            f"parlour ladder verify: {len(games)} exports in {args.exports}, but the ladder has rated "
-            f"{reply.tournament.games_finished} games: export every one of them (parlour replay export)",
-            file=sys.stderr,
-        )
-        return 4
+        games.append(RatedGame(export.game_id, _placings(export)))
+    if extra := len(exports) - len(games):
+        print(f"{extra} exports are not among the {len(games)} games the standings rate; left out")
     recomputed = batch_ratings(games)
     differ = [
         s.bot_name
@@ -155,6 +169,33 @@ async def _verify(args: argparse.Namespace) -> int:
         return 5
     print(f"{len(games)} games verified; the server's batch ratings match the recomputed ones")
     return 0
+
+
+def _placings(export: replay_service_pb2.GameExport) -> tuple[Placing, ...]:
+    """Who placed where in an exported game, best first."""
+    from parlour.ratings import Placing
+
+    return tuple(Placing(export.player_names[r.seat], r.rank) for r in export.results)
+
+
+def _match_exports(tables: list[pb.TableFinished], exports: dict[str, replay_service_pb2.GameExport]) -> str:
+    """Why ``exports`` are not the ladder's rated games (``tables``, from its log), in a sentence; "" when
+    every rated game has an export with the results the log recorded (other exports are left out: games
+    rated after the standings were read, or not the ladder's)."""
+    from parlour.ratings import Placing
+
+    rated = {t.game_id for t in tables}
+    if missing := sorted(rated - set(exports)):
+        shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
+        return (
+            f"{len(missing)} of the ladder's {len(rated)} rated games have no export ({shown}): "
+            "export each (parlour replay export)"
+        )
+    for table in tables:
+        logged = tuple(Placing(r.player_name, r.rank) for r in table.results)
+        if _placings(exports[table.game_id]) != logged:
+            return f"game {table.game_id}: the export's results are not those the ladder recorded"
+    return ""
 
 
 def _missing() -> str:

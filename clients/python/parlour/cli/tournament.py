@@ -91,6 +91,30 @@ async def call(args: argparse.Namespace, method: str, request: Any, admin_key: s
             raise ParlourError.from_rpc(error) from None
 
 
+async def finished_tables(args: argparse.Namespace, tournament_id: str, count: int) -> list[pb.TableFinished]:
+    """The first ``count`` TableFinished events of the tournament's log, in log order (read with
+    WatchTournament); ParlourError when the server refuses."""
+    tables: list[pb.TableFinished] = []
+    if count <= 0:
+        return tables
+    request = pb.WatchTournamentRequest(tournament_id=tournament_id, from_version=1)
+    async with open_channel(args.server, tls_of(args)) as channel:
+        stream = pb_grpc.TournamentServiceStub(channel).WatchTournament(
+            request, metadata=api_key_metadata(api_key_of(args))
+        )
+        try:
+            async for reply in stream:
+                if reply.event.HasField("table_finished"):
+                    tables.append(reply.event.table_finished)
+                    if len(tables) == count:
+                        break
+        except grpc.aio.AioRpcError as error:
+            raise ParlourError.from_rpc(error) from None
+        finally:
+            stream.cancel()
+    return tables
+
+
 def _fail(error: ParlourError) -> int:
     return fail("parlour tournament", error)
 
