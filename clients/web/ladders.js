@@ -44,7 +44,9 @@ export async function laddersPage(main) {
 function leaderboard(id, standings) {
   const head = ["rank", "bot", "games", "wins", "rating", "μ", "σ", "batch strength [95% interval]"].map((h) => el("th", { scope: "col" }, h));
   const rows = standings.map((s) => el("tr", { "data-bot": s.botName },
-    el("td", {}, String(s.rank)), el("td", {}, botLink(id, s.botName)), el("td", {}, String(s.games || 0)), el("td", {}, String(s.wins || 0)),
+    el("td", {}, String(s.rank)),
+    el("td", {}, botLink(id, s.botName), s.paused && el("span", { class: "paused", title: "its clock kept running out: seated no more until it joins again" }, " (paused)")),
+    el("td", {}, String(s.games || 0)), el("td", {}, String(s.wins || 0)),
     el("td", {}, number(s.rating)), el("td", {}, number(s.ratingMu)), el("td", {}, number(s.ratingSigma)),
     el("td", { class: "interval" }, `${signed(s.strength)} [${signed(s.strengthLow)}, ${signed(s.strengthHigh)}]`)));
   return el("table", { class: "lobby", id: "leaderboard" },
