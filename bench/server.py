@@ -101,7 +101,7 @@ from service.bootstrap import App, build_app
 from service.config import Settings
 from service.logs import configure_logging
 from service.store.keys import Keys
-from service.store.port import NewEvent
+from service.store.port import NewCommand, NewEvent
 from service.store.redis_store import RedisEventStore
 
 GAME = OLDMEN
@@ -452,11 +452,9 @@ async def start_echo_server(app: App, prefix: str, *, append: bool = True) -> tu
         stream, version, _ = request.split(b":", 2)
         await store.append(
             f"echo{stream.decode()}",
-            [NewEvent(request)],
-            expected_version=int(version),
-            command_id=f"c{int(version)}",
-            digest="",
-            seat=0,
+            NewCommand(
+                [NewEvent(request)], expected_version=int(version), command_id=f"c{int(version)}", digest="", seat=0
+            ),
         )
         return request
 
@@ -715,7 +713,7 @@ async def play_in_process(
         if costs:
             await costs[1].time_view(costs[0], summary.game_id, seat, tokens[seat])
         started = time.perf_counter_ns()
-        response = await games.submit(
+        response = await games.commands.submit(
             summary.game_id,
             seat,
             tokens[seat],

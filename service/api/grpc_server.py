@@ -102,7 +102,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
     @grpc_errors
     async def SubmitCommand(self, request: pb.SubmitCommandRequest, context: Context) -> pb.SubmitCommandResponse:
         """Apply a command (acknowledged once stored)."""
-        return await self._games.submit(
+        return await self._games.commands.submit(
             request.game_id,
             request.seat,
             _token(context),

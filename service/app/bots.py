@@ -346,7 +346,7 @@ class Bots:
             record = session.seats.get((move.game_id, move.seat))
             if record is None:
                 raise ServiceError("request/invalid", f"this bot has no seat {move.seat} in game {move.game_id!r}")
-            response = await self._games.submit(
+            response = await self._games.commands.submit(
                 move.game_id,
                 move.seat,
                 record.token,

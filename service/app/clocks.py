@@ -330,7 +330,7 @@ class Clocks:
     async def _expire(self, deadline: Deadline) -> None:
         """Play the default command for the deadline's seat, once; forget the deadline."""
         try:
-            await self.games.play_default(
+            await self.games.commands.play_default(
                 deadline.game_id,
                 deadline.seat,
                 expected_version=deadline.version,

@@ -1,5 +1,9 @@
-"""Applying one command: decide on the latest state, append atomically, and answer retries with the
-first outcome.
+"""The command use cases (a seat's command, the server's default move for a seat whose time ran out, a
+house bot's move) and their unit of work: decide on the latest state, append atomically, answer retries
+with the first outcome, then tell the observers.
+
+:class:`CommandHandler` owns what one command touches: this process's per-game lock, the state cache, the
+event log and the observers. A SubmitCommand enters this module once and leaves it with its reply.
 
 The flow, for a seat already authorized: (0) a command that cannot be understood is refused as malformed
 whatever the game's version; (1) a stale ``expected_version`` is refused; (2) the engine
@@ -13,22 +17,33 @@ stamped with the application's clock and the seat's think time, measured by the 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import structlog
+
 from engines.contract import advance
+from engines.envelope import unwrap_command, wrap_command
 from engines.errors import GameError
 from parlour.v1 import game_pb2, game_service_pb2
+from service import logs, metrics
 from service.app.errors import ServiceError, from_game_error
 from service.app.events import client_event, live_event, sent_whole
+from service.app.fanout import CommandsFirst
+from service.app.game_records import GameRecords
+from service.app.observers import GameChange, Observers
 from service.app.records import GameRecord, pending_meta, result_meta
 from service.app.states import LoadedGame, StateCache
 from service.app.time_control import ThinkTimes
-from service.store.port import CommandIdReusedError, EventLog, NewEvent, StoredEvent, VersionConflictError
+from service.store.port import CommandIdReusedError, EventLog, NewCommand, NewEvent, StoredEvent, VersionConflictError
 
-__all__ = ["Outcome", "Stamps", "Submission", "apply_command", "command_digest", "prior_outcome"]
+__all__ = ["CommandHandler", "Outcome", "Stamps", "Submission", "command_digest"]
+
+log = structlog.get_logger("parlour.games")
 
 _MAX_ATTEMPTS = 8
 
@@ -79,6 +94,125 @@ class Stamps:
     think: ThinkTimes
 
 
+class CommandHandler:
+    """The command use cases over the game records, the state cache and the event log (see the module
+    docstring)."""
+
+    def __init__(  # noqa: PLR0917 - the unit of work's parts, wired by Games only
+        self,
+        store: EventLog,
+        records: GameRecords,
+        states: StateCache,
+        stamps: Stamps,
+        observers: Observers,
+        commands_first: CommandsFirst,
+    ) -> None:
+        """``commands_first`` is told of every command being applied (the live fan-out gives way to them)."""
+        self._store = store
+        self._records = records
+        self._states = states
+        self._stamps = stamps
+        self._observers = observers
+        self._commands_first = commands_first
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def submit(
+        self,
+        game_id: str,
+        seat: int,
+        token: str | None,
+        command: game_pb2.Command,
+        *,
+        expected_version: int | None,
+        command_id: str,
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Decide and append a seat's command; reply only once its events are stored. Safe to retry.
+        Counted and timed in the metrics by game and result."""
+        with metrics.command() as outcome, self._commands_first.command():
+            if not 1 <= len(command_id) <= 128:
+                raise ServiceError(
+                    "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"
+                )
+            record = await self._records.authorized(game_id, seat, token, acting=True)
+            outcome.game = record.game.spec.name
+            response = await self._apply(
+                Submission(record, seat, command, _inner(record, command), expected_version, command_id)
+            )
+            outcome.result = "duplicate" if response.duplicate else "applied"
+            return response
+
+    async def play_default(
+        self, game_id: str, seat: int, *, expected_version: int, command_id: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Play the game's default command for ``seat`` with the server's authority (no token), as when
+        the seat's clock ran out (its events are recorded as timed out). Applied only at ``expected_version``
+        (game/stale_version otherwise), and once per ``command_id`` however often it is retried, by however
+        many servers."""
+        record = await self._records.get(game_id)
+        loaded = await self._states.get(game_id, record.game, at_least=expected_version)
+        if loaded.version != expected_version:
+            prior = await prior_outcome(self._store, record, seat, command_id)
+            if prior is not None:
+                return prior.response
+            raise ServiceError("game/stale_version", f"the game is at version {loaded.version}, not {expected_version}")
+        if record.game.is_over(loaded.state) or seat not in record.game.pending(loaded.state):
+            raise ServiceError("command/not_your_turn", f"seat {seat} need not act at version {expected_version}")
+        inner = record.game.default_command(loaded.state, seat, nonce=str(expected_version))
+        command = wrap_command(record.game, inner)
+        submission = Submission(record, seat, command, inner, expected_version, command_id, timed_out=True)
+        return await self._apply(submission)
+
+    async def play_for_house(
+        self, game_id: str, seat: int, command: game_pb2.Command, *, expected_version: int, command_id: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Submit ``command`` for a seat the server plays itself (a house bot), with the server's authority
+        (no token). request/invalid if the seat is not a house bot's; otherwise as :meth:`submit`."""
+        record = await self._records.get(game_id)
+        if seat not in record.house_bots:
+            raise ServiceError("request/invalid", f"seat {seat} of game {game_id} is not played by the server")
+        return await self._apply(
+            Submission(record, seat, command, _inner(record, command), expected_version, command_id)
+        )
+
+    async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
+        """Apply a submission under this process's per-game lock, then tell the observers."""
+        game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
+        async with self._lock(game_id):
+            outcome = await apply_command(self._store, self._states, submission, self._stamps)
+        if outcome.finished:
+            self._records.forget(game_id)
+        response = outcome.response
+        if logs.enabled(logging.INFO):
+            log.info(
+                "command applied",
+                game_id=game_id,
+                seat=seat,
+                command_id=command_id,
+                kind=submission.inner.WhichOneof("kind"),
+                version=response.version,
+                duplicate=response.duplicate,
+            )
+        if not response.duplicate and self._observers:
+            await self._observers.tell(GameChange(submission.record, outcome.state, response.version, outcome.stored))
+        return response
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+
+def _inner(record: GameRecord, command: game_pb2.Command) -> Any:
+    """The game's own command inside ``command``'s envelope; command/* when it holds none of this game's."""
+    try:
+        return unwrap_command(record.game, command)
+    except GameError as error:
+        raise from_game_error(error) from error
+
+
 async def apply_command(store: EventLog, states: StateCache, submission: Submission, stamps: Stamps) -> Outcome:
     """Apply ``submission`` (see the module docstring); raises ServiceError when it is refused."""
     game_id = submission.record.game_id
@@ -116,18 +250,20 @@ async def _attempt(store: EventLog, states: StateCache, loaded: LoadedGame, sub:
     try:
         appended = await store.append(
             game_id,
-            [NewEvent(data) for data in payloads],
-            expected_version=version,
-            command_id=sub.command_id,
-            digest=sub.digest,
-            seat=sub.seat,
-            command=command,
-            meta=result_meta(result) if result else pending_meta(game.pending(state)),
-            final=result is not None,
-            recorded_at_ms=now,
-            timed_out=sub.timed_out,
-            think_ms=think,
-            expected_last=last_digest,
+            NewCommand(
+                [NewEvent(data) for data in payloads],
+                expected_version=version,
+                command_id=sub.command_id,
+                digest=sub.digest,
+                seat=sub.seat,
+                command=command,
+                meta=result_meta(result) if result else pending_meta(game.pending(state)),
+                final=result is not None,
+                recorded_at_ms=now,
+                timed_out=sub.timed_out,
+                think_ms=think,
+                expected_last=last_digest,
+            ),
         )
     except CommandIdReusedError as error:
         raise _id_reused(sub.command_id) from error

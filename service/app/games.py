@@ -1,4 +1,5 @@
-"""The game use cases: create, claim a seat, view, submit a command, watch, list and read events.
+"""The game use cases: create, claim a seat, view, watch, list and read events; and, through
+:attr:`Games.commands` (:class:`~service.app.commands.CommandHandler`), submit a command.
 
 Every transport calls these and only these. Inputs and outputs are the ``parlour.v1`` messages; errors are
 :class:`~service.app.errors.ServiceError` with a reason from the one error table.
@@ -6,10 +7,8 @@ Every transport calls these and only these. Inputs and outputs are the ``parlour
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -18,18 +17,18 @@ from typing import Literal
 import structlog
 
 from engines.contract import AnyGame, fold
-from engines.envelope import unwrap_command, view_envelope, wrap_command
+from engines.envelope import view_envelope
 from engines.errors import GameError
 from engines.registry import REGISTRY, Registry, catalog_of
 from parlour.v1 import game_pb2, game_service_pb2
-from service import logs, metrics
-from service.app.access import authorize_seat, check_seat
-from service.app.commands import Stamps, Submission, apply_command, prior_outcome
+from service.app.access import check_seat
+from service.app.commands import CommandHandler, Stamps
 from service.app.errors import ServiceError, from_game_error, quoted
 from service.app.events import client_event
 from service.app.fanout import CommandsFirst, Deliveries
+from service.app.game_records import GameRecords, check_game_id, no_game
 from service.app.house_strategies import house_bot_strategies
-from service.app.observers import GameChange, GameObserver
+from service.app.observers import GameChange, GameObserver, Observers
 from service.app.records import (
     FINISHED,
     RELEASED,
@@ -89,35 +88,37 @@ class Games:
         self._rules_replies: dict[str, game_service_pb2.GetGameRulesResponse] = {}
         self._clock_range = clock_range or ClockRange()
         self._sizes = sizes or SizeLimits()
-        self._stamps = Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious())
         self._store = store
         self._states = StateCache(store, capacity=cache_games, snapshot_every=snapshot_every)
-        self._records: dict[str, GameRecord] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._observers: list[GameObserver] = list(observers)
+        self._records = GameRecords(store, registry)
+        self._observers = Observers(observers)
         self._deliveries = Deliveries()
-        self._commands_first = commands_first or CommandsFirst()
+        #: The command use cases (submit, play_default, play_for_house).
+        self.commands = CommandHandler(
+            store,
+            self._records,
+            self._states,
+            Stamps(now_ms or _wall_clock_ms, think_times or SincePrevious()),
+            self._observers,
+            commands_first or CommandsFirst(),
+        )
 
     def add_observer(self, observer: GameObserver) -> None:
         """Also tell ``observer`` about every game this process creates or changes from now on (for tests
         and tools; the server's observers are given to the constructor)."""
-        self._observers.append(observer)
+        self._observers.add(observer)
 
     async def tell_observers(self, game_id: str) -> None:
         """Tell every observer the game's current state again, as after a change through this process.
         For work a process that stopped just after storing a command never did (see the clocks' sweep)."""
-        await self._notify_current(await self._record(game_id, fresh=True))
+        await self._notify_current(await self._records.get(game_id, fresh=True))
 
     async def _notify_current(self, record: GameRecord) -> None:
         """Tell the observers the game as the store holds it now (no new events in hand)."""
         if not self._observers:
             return
         loaded = await self._states.get(record.game_id, record.game, at_least=record.version)
-        await self._notify(GameChange(record, loaded.state, loaded.version))
-
-    async def _notify(self, change: GameChange) -> None:
-        for observer in self._observers:
-            await observer.game_changed(change)
+        await self._observers.tell(GameChange(record, loaded.state, loaded.version))
 
     # --- catalogue ------------------------------------------------------------------------------------
 
@@ -193,24 +194,13 @@ class Games:
 
     # --- records --------------------------------------------------------------------------------------
 
-    async def _record(self, game_id: str, *, fresh: bool = False) -> GameRecord:
-        """The game's record, from this process's cache unless ``fresh``; game/not_found if none."""
-        if not fresh and game_id in self._records:
-            return self._records[game_id]
-        meta = await self._store.meta(_check_id(game_id))
-        if meta is None:
-            raise _no_game(game_id)
-        record = GameRecord.parse(game_id, meta, self.registry)
-        self._records[game_id] = record
-        return record
-
     async def record(self, game_id: str) -> GameRecord:
         """The game's current record (metadata); game/not_found if there is no such game."""
-        return await self._record(game_id, fresh=True)
+        return await self._records.get(game_id, fresh=True)
 
     async def get_game(self, game_id: str) -> game_service_pb2.GameSummary:
         """The game's public summary."""
-        return (await self._record(game_id, fresh=True)).summary()
+        return (await self._records.get(game_id, fresh=True)).summary()
 
     async def list_games(
         self, game: str, status: int, page_size: int, page_token: str
@@ -285,7 +275,7 @@ class Games:
         setup = [e.SerializeToString() for e in events]
         stored = await self._store.create(game_id, meta, [NewEvent(data) for data in setup])
         log.info("game created", game_id=game_id, game=name, seats=seats)
-        record = self._records[game_id] = GameRecord.parse(game_id, stored, self.registry)
+        record = self._records.keep(game_id, stored)
         self._states.created(game_id, game, setup, record.created_ms, state)  # the setup in hand is the whole log
         await self._notify_current(record)
         return record.summary()
@@ -297,7 +287,7 @@ class Games:
     async def release(self, game_id: str) -> None:
         """Make a ``held`` game follow the default policy from now on (public once over). Idempotent."""
         await self._store.set_meta_if_absent(game_id, RELEASED, "true")
-        self._records.pop(game_id, None)
+        self._records.forget(game_id)
 
     async def claim_seat(
         self, game_id: str, seat: int | None, player_name: str, *, token: str | None = None
@@ -309,9 +299,9 @@ class Games:
         sizes = self._sizes
         given = max(sizes.max_player_name_length, sizes.max_bot_name_length) if token is not None else None
         sizes.check_player_name(name, limit=given)
-        record = await self._record(game_id)  # a cached one will do: the store refuses a finished game's seat
+        record = await self._records.get(game_id)  # a cached one will do: the store refuses a finished game's seat
         if seat is None and record.full:  # nothing to try: ask the store whether the game is over, or gone
-            record = await self._record(game_id, fresh=True)
+            record = await self._records.get(game_id, fresh=True)
         if record.finished:
             raise _game_over()
         if seat is not None:
@@ -323,9 +313,9 @@ class Games:
                 continue  # taken when the record was read (the store's reply to the last try, if any)
             outcome = await self._store.claim_meta(game_id, f"seat:{candidate}", claim, unless=("status", FINISHED))
             if outcome.meta is None:
-                self._records.pop(game_id, None)
-                raise _no_game(game_id)
-            record = self._records[game_id] = GameRecord.parse(game_id, outcome.meta, self.registry)
+                self._records.forget(game_id)
+                raise no_game(game_id)
+            record = self._records.keep(game_id, outcome.meta)
             if outcome.claimed:
                 log.info("seat claimed", game_id=game_id, seat=candidate)
                 if record.full:
@@ -356,12 +346,12 @@ class Games:
         at once (each move's command id is derived from the version; closing a seat is one write that
         either a closer or a player wins)."""
         try:
-            record = await self._record(game_id, fresh=True)
+            record = await self._records.get(game_id, fresh=True)
             if not record.finished and _unseated(record):
                 for seat in _unseated(record):
                     closed = SeatClaim(name="", token_hash=_CLOSED_SEAT + new_token())
                     await self._store.set_meta_if_absent(game_id, f"seat:{seat}", json.dumps(closed.__dict__))
-                record = await self._record(game_id, fresh=True)
+                record = await self._records.get(game_id, fresh=True)
         except ServiceError as error:
             if error.reason != "game/not_found":
                 raise
@@ -386,54 +376,30 @@ class Games:
                 break
             seat = min(record.game.pending(loaded.state))
             with contextlib.suppress(ServiceError):  # another process moved first: look again
-                await self.play_default(
+                await self.commands.play_default(
                     game_id, seat, expected_version=loaded.version, command_id=f"abandoned:{loaded.version}:{seat}"
                 )
-        self._records.pop(game_id, None)
+        self._records.forget(game_id)
         log.info("game abandoned", game_id=game_id)
 
     async def forget(self, game_id: str) -> None:
         """Delete the game from the store (retention); its seat tokens go with it."""
-        await self._store.delete(_check_id(game_id))
-        self._records.pop(game_id, None)
+        await self._store.delete(check_game_id(game_id))
+        self._records.forget(game_id)
         self._states.forget(game_id)
 
     async def revoke_seat(self, game_id: str, seat: int) -> None:
         """Make the seat's token worthless (the admin's call): the seat stays taken by its player, and no
         token acts or sees for it any more. Raises game/not_found, seat/not_found or seat/not_claimed."""
-        record = await self._record(game_id, fresh=True)
+        record = await self._records.get(game_id, fresh=True)
         check_seat(record, seat)
         claim = record.claims.get(seat)
         if claim is None:
             raise ServiceError("seat/not_claimed", f"seat {seat} is not claimed; there is no token to revoke")
         revoked = json.dumps(SeatClaim(name=claim.name, token_hash="revoked:" + new_token()).__dict__)
         await self._store.replace_meta(game_id, f"seat:{seat}", revoked)
-        self._records.pop(game_id, None)
+        self._records.forget(game_id)
         log.info("seat token revoked", game_id=game_id, seat=seat)
-
-    async def _readable(self, game_id: str, seat: int | None, token: str | None) -> GameRecord:
-        """The record, once the reader may read the game as ``seat`` (None: a spectator) with ``token``: the
-        token is checked as :func:`authorize_seat` says, and a :attr:`~GameRecord.withheld` game (a
-        duplicate deal's table that is over while another table of its deal is played) is read only by its
-        own seats, each with its token (game/hidden for anyone else). The record is read afresh for a held
-        game (whether it is over, or released, changes under a cached one)."""
-        record = await self._authorized(game_id, seat, token, acting=False)
-        if record.held:
-            record = await self._record(game_id, fresh=True)
-        if record.withheld and seat is None:
-            raise _withheld()
-        return record
-
-    async def _authorized(self, game_id: str, seat: int | None, token: str | None, *, acting: bool) -> GameRecord:
-        """The record, after checking the token (re-reading the record once if the token is unknown here,
-        as the seat may have been claimed through another server)."""
-        record = await self._record(game_id)
-        try:
-            authorize_seat(record, seat, token, acting=acting)
-        except ServiceError:
-            record = await self._record(game_id, fresh=True)
-            authorize_seat(record, seat, token, acting=acting)
-        return record
 
     # --- view -----------------------------------------------------------------------------------------
 
@@ -444,9 +410,9 @@ class Games:
         was just after event ``at_version`` (then without legal commands). Views exist at command boundaries
         only: a version inside the events of one command (or of the setup) gives the view after all of them,
         and ``version`` of the view says which. Everything is shown only when the game is over and its policy
-        reveals it (the after-the-end rule). A withheld game (see :meth:`_readable`) is shown to its own
+        reveals it (the after-the-end rule). A withheld game (see :meth:`GameRecords.readable`) is shown to its own
         seats only, as they saw it while it ran, without its results."""
-        record = await self._readable(game_id, seat, token)
+        record = await self._records.readable(game_id, seat, token)
         version = await self._store.version(game_id)
         if at_version is not None and at_version < 1:
             raise ServiceError("request/invalid", f"at_version must be 1 or more, not {at_version}")
@@ -462,7 +428,7 @@ class Games:
             loaded = await self._states.at(game_id, record.game, at_version or version)
         over = record.game.is_over(latest.state)
         if over and not record.reveal_after_end:  # the policy of a held game changes once: read it afresh
-            record = await self._record(game_id, fresh=True)
+            record = await self._records.get(game_id, fresh=True)
         reveal = over and record.reveal_after_end  # the after-the-end rule
         view = view_envelope(record.game, loaded.state, seat, reveal=reveal, game_id=game_id, version=loaded.version)
         if loaded.version < version:
@@ -471,7 +437,7 @@ class Games:
             await self._add_deadlines(view)
         if view.status == game_pb2.GAME_STATUS_FINISHED:
             del view.results[:]
-            record = await self._record(game_id, fresh=True)
+            record = await self._records.get(game_id, fresh=True)
             if not record.withheld:  # the outcome of a deal's table is its tournament's, with the deal's
                 view.results.extend(record.seat_results())
         return view
@@ -498,112 +464,18 @@ class Games:
             start = page[-1].version + 1
         return version
 
-    # --- commands -------------------------------------------------------------------------------------
-
-    async def submit(
-        self,
-        game_id: str,
-        seat: int,
-        token: str | None,
-        command: game_pb2.Command,
-        *,
-        expected_version: int | None,
-        command_id: str,
-    ) -> game_service_pb2.SubmitCommandResponse:
-        """Decide and append a command; reply only once its events are stored. Safe to retry. Counted and
-        timed in the metrics by game and result."""
-        with metrics.command() as outcome, self._commands_first.command():
-            if not 1 <= len(command_id) <= 128:
-                raise ServiceError(
-                    "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"
-                )
-            record = await self._authorized(game_id, seat, token, acting=True)
-            outcome.game = record.game.spec.name
-            try:
-                inner = unwrap_command(record.game, command)
-            except GameError as error:
-                raise from_game_error(error) from error
-            response = await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
-            outcome.result = "duplicate" if response.duplicate else "applied"
-            return response
-
-    async def play_default(
-        self, game_id: str, seat: int, *, expected_version: int, command_id: str
-    ) -> game_service_pb2.SubmitCommandResponse:
-        """Play the game's default command for ``seat`` with the server's authority (no token), as when
-        the seat's clock ran out (its events are recorded as timed out). Applied only at ``expected_version``
-        (game/stale_version otherwise), and once per ``command_id`` however often it is retried, by however
-        many servers."""
-        record = await self._record(game_id)
-        loaded = await self._states.get(game_id, record.game, at_least=expected_version)
-        if loaded.version != expected_version:
-            prior = await prior_outcome(self._store, record, seat, command_id)
-            if prior is not None:
-                return prior.response
-            raise ServiceError("game/stale_version", f"the game is at version {loaded.version}, not {expected_version}")
-        if record.game.is_over(loaded.state) or seat not in record.game.pending(loaded.state):
-            raise ServiceError("command/not_your_turn", f"seat {seat} need not act at version {expected_version}")
-        inner = record.game.default_command(loaded.state, seat, nonce=str(expected_version))
-        command = wrap_command(record.game, inner)
-        submission = Submission(record, seat, command, inner, expected_version, command_id, timed_out=True)
-        return await self._apply(submission)
-
-    async def play_for_house(
-        self, game_id: str, seat: int, command: game_pb2.Command, *, expected_version: int, command_id: str
-    ) -> game_service_pb2.SubmitCommandResponse:
-        """Submit ``command`` for a seat the server plays itself (a house bot), with the server's authority
-        (no token). request/invalid if the seat is not a house bot's; otherwise as :meth:`submit`."""
-        record = await self._record(game_id)
-        if seat not in record.house_bots:
-            raise ServiceError("request/invalid", f"seat {seat} of game {game_id} is not played by the server")
-        try:
-            inner = unwrap_command(record.game, command)
-        except GameError as error:
-            raise from_game_error(error) from error
-        return await self._apply(Submission(record, seat, command, inner, expected_version, command_id))
-
-    async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
-        """Apply a submission under this process's per-game lock, then tell the observers."""
-        game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
-        async with self._lock(game_id):
-            outcome = await apply_command(self._store, self._states, submission, self._stamps)
-        if outcome.finished:
-            self._records.pop(game_id, None)
-        response = outcome.response
-        if logs.enabled(logging.INFO):
-            log.info(
-                "command applied",
-                game_id=game_id,
-                seat=seat,
-                command_id=command_id,
-                kind=submission.inner.WhichOneof("kind"),
-                version=response.version,
-                duplicate=response.duplicate,
-            )
-        if not response.duplicate and self._observers:
-            await self._notify(GameChange(submission.record, outcome.state, response.version, outcome.stored))
-        return response
-
-    def _lock(self, game_id: str) -> asyncio.Lock:
-        lock = self._locks.get(game_id)
-        if lock is None:
-            if len(self._locks) > 10_000:
-                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
-            lock = self._locks[game_id] = asyncio.Lock()
-        return lock
-
     # --- events ---------------------------------------------------------------------------------------
 
     async def list_events(
         self, game_id: str, from_version: int, page_size: int, seat: int | None, token: str | None
     ) -> game_service_pb2.ListEventsResponse:
         """A page of events from ``from_version``, redacted for the reader (a withheld game's for its own
-        seats only: see :meth:`_readable`)."""
+        seats only: see :meth:`GameRecords.readable`)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        await self._readable(game_id, seat, token)
+        await self._records.readable(game_id, seat, token)
         size = self._sizes.events_page(page_size)
-        record = await self._record(game_id, fresh=True)
+        record = await self._records.get(game_id, fresh=True)
         stored = await self._store.read(game_id, max(from_version, 1), size)
         events = [client_event(record.game, e, seat, finished=record.public) for e in stored]
         last = max(record.version, stored[-1].version if stored else 0)
@@ -624,10 +496,10 @@ class Games:
         """:meth:`watch` as WatchGame replies (with ``by_command``, one reply per command carrying all its
         events), each built once per audience (see service.app.fanout) and shared by every watcher of that
         audience: do not change them. A withheld game is watched by its own seats only (see
-        :meth:`_readable`)."""
+        :meth:`GameRecords.readable`)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        await self._readable(game_id, seat, token)
+        await self._records.readable(game_id, seat, token)
         async for reply in self.watch_checked(game_id, from_version, seat, by_command=by_command):
             yield reply
 
@@ -638,7 +510,7 @@ class Games:
         stream ticket, which only a seat's token gets; the server's own tournament scheduler)."""
         if from_version < 0:
             raise ServiceError("request/invalid", "from_version must be 0 or more (0 and 1 both mean the start)")
-        record = await self._record(game_id, fresh=True)
+        record = await self._records.get(game_id, fresh=True)
         if record.finished and max(from_version, 1) > record.version:
             return
         if by_command:
@@ -651,7 +523,7 @@ class Games:
     async def check_token(self, game_id: str, seat: int, token: str | None) -> None:
         """Raise game/not_found or auth/* unless ``token`` is the token of ``seat`` of the game (whether or
         not the game is over)."""
-        await self._authorized(game_id, seat, token, acting=True)
+        await self._records.authorized(game_id, seat, token, acting=True)
 
 
 def _rules_reply(name: str, game: AnyGame) -> game_service_pb2.GetGameRulesResponse:
@@ -715,24 +587,6 @@ def _reserved_seats(holders: Sequence[tuple[str, str]], seats: int) -> dict[str,
 
 def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
-
-
-def _check_id(game_id: str) -> str:
-    if not (1 <= len(game_id) <= 64 and game_id.isalnum()):
-        raise ServiceError("game/not_found", f"there is no game {game_id[:64]!r}: game ids are letters and digits")
-    return game_id
-
-
-def _no_game(game_id: str) -> ServiceError:
-    return ServiceError("game/not_found", f"there is no game {game_id!r}; ListGames shows the games")
-
-
-def _withheld() -> ServiceError:
-    return ServiceError(
-        "game/hidden",
-        "this game is a table of a tournament deal whose other tables are still being played; until every table "
-        "of the deal is over only its own seats can read it, each with its seat token",
-    )
 
 
 def _game_over() -> ServiceError:

@@ -100,7 +100,7 @@ class HouseBots:
         try:
             bot = house_bot(strategy, view.game, seed=house_command_id(game_id, seat, version))
             command = await asyncio.to_thread(bot.choose, view)
-            await self.games.play_for_house(
+            await self.games.commands.play_for_house(
                 game_id, seat, command, expected_version=version, command_id=house_command_id(game_id, seat, version)
             )
         except ServiceError as error:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -9,7 +10,7 @@ from engines.contract import AnyGame
 from service.app.records import GameRecord
 from service.store.port import StoredEvent
 
-__all__ = ["GameChange", "GameObserver"]
+__all__ = ["GameChange", "GameObserver", "Observers"]
 
 
 @dataclass(frozen=True)
@@ -49,3 +50,23 @@ class GameObserver(Protocol):
     async def game_changed(self, change: GameChange) -> None:
         """React to the game being at ``change.version``."""
         ...
+
+
+class Observers:
+    """The observers of this process's games, told in the order they were added."""
+
+    def __init__(self, observers: Sequence[GameObserver] = ()) -> None:
+        self._observers = list(observers)
+
+    def add(self, observer: GameObserver) -> None:
+        """Also tell ``observer`` from now on."""
+        self._observers.append(observer)
+
+    def __bool__(self) -> bool:
+        """Whether anyone listens (else a change need not be built)."""
+        return bool(self._observers)
+
+    async def tell(self, change: GameChange) -> None:
+        """Tell every observer of ``change``."""
+        for observer in self._observers:
+            await observer.game_changed(change)

@@ -18,7 +18,7 @@ from service.app.errors import ServiceError, quoted
 from service.app.exports import EXPORT_FORMAT, build_export, chain_problem, logged_events
 from service.app.games import Games
 from service.app.records import SeatClaim, new_meta, result_meta
-from service.store.port import LoggedGames, NewEvent
+from service.store.port import LoggedGames, NewCommand, NewEvent
 
 __all__ = ["Replays", "verify_export", "verify_locally"]
 
@@ -187,17 +187,19 @@ class Replays:
             seat = first.event.seat
             await self._store.append(
                 game_id,
-                [NewEvent(_raw(game, e)) for e in group],
-                expected_version=version,
-                command_id=first.event.command_id,
-                digest=command_digest(seat, first.command),
-                seat=seat,
-                command=first.command.SerializeToString(),
-                meta=results if last else None,
-                final=last,
-                recorded_at_ms=first.event.recorded_at.ToMilliseconds(),
-                timed_out=first.event.timed_out,
-                think_ms=first.event.think_time_ms,
+                NewCommand(
+                    [NewEvent(_raw(game, e)) for e in group],
+                    expected_version=version,
+                    command_id=first.event.command_id,
+                    digest=command_digest(seat, first.command),
+                    seat=seat,
+                    command=first.command.SerializeToString(),
+                    meta=results if last else None,
+                    final=last,
+                    recorded_at_ms=first.event.recorded_at.ToMilliseconds(),
+                    timed_out=first.event.timed_out,
+                    think_ms=first.event.think_time_ms,
+                ),
             )
             version += len(group)
 

@@ -18,6 +18,7 @@ __all__ = [
     "LogDivergedError",
     "LoggedGames",
     "MetaClaim",
+    "NewCommand",
     "NewEvent",
     "Snapshots",
     "SnapshottedLog",
@@ -54,6 +55,27 @@ class StoredEvent:
     think_ms: int = 0
     #: The server played this command because the seat's clock ran out (or the seat was dropped).
     timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class NewCommand:
+    """One command's events to append (see :meth:`EventLog.append`): what the append is checked against
+    (the version and last event it was decided on, its command id and digest) and what its events record
+    (the seat, the command, the time, the think time, whether the server played it), with the metadata
+    fields set in the same step."""
+
+    events: Sequence[NewEvent]
+    expected_version: int
+    command_id: str
+    digest: str
+    seat: int | None
+    command: bytes = b""
+    meta: Mapping[str, str] | None = None
+    final: bool = False
+    recorded_at_ms: int | None = None
+    timed_out: bool = False
+    think_ms: int | None = None
+    expected_last: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,30 +142,14 @@ class EventLog(Protocol):
         ``created_ms`` (kept for imported games); otherwise it is now."""
         ...
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[NewEvent],
-        *,
-        expected_version: int,
-        command_id: str,
-        digest: str,
-        seat: int | None,
-        command: bytes = b"",
-        meta: Mapping[str, str] | None = None,
-        final: bool = False,
-        recorded_at_ms: int | None = None,
-        timed_out: bool = False,
-        think_ms: int | None = None,
-        expected_last: str = "",
-    ) -> AppendResult:
-        """Atomically append ``events`` if the log is at ``expected_version`` and ``command_id`` is new.
-        With ``expected_last`` (:func:`event_digest` of the event at ``expected_version``) the log's event
-        there must also be that one, else LogDivergedError (the history the command was decided on is
-        gone).
-        The events are stamped with the store's clock, or with ``recorded_at_ms``, and record ``think_ms``
-        (StoredEvent.think_ms; None: 0) and ``timed_out``. The store measures nothing: the caller's clocks
-        measure think time, and an import keeps the times and think times its export recorded.
+    async def append(self, game_id: str, command: NewCommand) -> AppendResult:
+        """Atomically append ``command``'s events if the log is at its ``expected_version`` and its
+        ``command_id`` is new. With ``expected_last`` (:func:`event_digest` of the event at
+        ``expected_version``) the log's event there must also be that one, else LogDivergedError (the
+        history the command was decided on is gone). The events are stamped with the store's clock, or with
+        ``recorded_at_ms``, and record ``think_ms`` (StoredEvent.think_ms; None: 0) and ``timed_out``. The
+        store measures nothing: the caller's clocks measure think time, and an import keeps the times and
+        think times its export recorded.
 
         A command id seen before with the same ``digest`` returns its first result with ``duplicate=True``
         and appends nothing; with another digest raises CommandIdReusedError. A version mismatch raises

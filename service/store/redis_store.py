@@ -23,6 +23,7 @@ from service.store.port import (
     GamePage,
     LogDivergedError,
     MetaClaim,
+    NewCommand,
     NewEvent,
     StoredEvent,
     StoreError,
@@ -103,13 +104,9 @@ class RedisEventStore:
         try:
             await self.append(
                 game_id,
-                events,
-                expected_version=0,
-                command_id="",
-                digest="",
-                seat=None,
-                meta=fields,
-                recorded_at_ms=created,
+                NewCommand(
+                    events, expected_version=0, command_id="", digest="", seat=None, meta=fields, recorded_at_ms=created
+                ),
             )
         except VersionConflictError as error:
             await self._index.drop(game_id, mark)
@@ -117,45 +114,29 @@ class RedisEventStore:
         await self._index.settle(game_id, fields, mark)
         return {"version": str(len(events)), "updated_ms": str(created), **fields}  # as the append script sets it
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[NewEvent],
-        *,
-        expected_version: int,
-        command_id: str,
-        digest: str,
-        seat: int | None,
-        command: bytes = b"",
-        meta: Mapping[str, str] | None = None,
-        final: bool = False,
-        recorded_at_ms: int | None = None,
-        timed_out: bool = False,
-        think_ms: int | None = None,
-        expected_last: str = "",
-    ) -> AppendResult:
+    async def append(self, game_id: str, command: NewCommand) -> AppendResult:
         """Append atomically (see the port). Moves the game between status indexes when ``meta`` changes
         its status (announced first, so a stop in between is repaired by a later listing)."""
-        pairs = [item for pair in (meta or {}).items() for item in pair]
-        now = self._now_ms() if recorded_at_ms is None else recorded_at_ms
+        pairs = [item for pair in (command.meta or {}).items() for item in pair]
+        now = self._now_ms() if command.recorded_at_ms is None else command.recorded_at_ms
         args: list[Any] = [
-            expected_version,
-            command_id,
-            digest,
+            command.expected_version,
+            command.command_id,
+            command.digest,
             now,
-            "" if seat is None else seat,
-            command,
-            "1" if final else "",
-            len(events),
+            "" if command.seat is None else command.seat,
+            command.command,
+            "1" if command.final else "",
+            len(command.events),
             len(pairs) // 2,
-            *(e.data for e in events),
+            *(e.data for e in command.events),
             *pairs,
-            "1" if timed_out else "",
-            "" if think_ms is None else think_ms,
-            expected_last,
+            "1" if command.timed_out else "",
+            "" if command.think_ms is None else command.think_ms,
+            command.expected_last,
         ]
         keys = [self._keys.log(game_id), self._keys.meta(game_id), self._keys.commands(game_id)]
-        moves = bool(meta and "status" in meta and expected_version > 0)
+        moves = bool(command.meta and "status" in command.meta and command.expected_version > 0)
         mark = await self._index.announce(game_id) if moves else 0
         outcome, *values = await self._append(keys, args)
         if outcome == b"conflict":
@@ -164,12 +145,12 @@ class RedisEventStore:
             raise LogDivergedError(int(values[0]))
         if outcome == b"dup":
             previous_digest, first, last = values[0].decode().rsplit(":", 2)
-            if previous_digest != digest:
-                raise CommandIdReusedError(f"command id {command_id!r} was used for another command")
+            if previous_digest != command.digest:
+                raise CommandIdReusedError(f"command id {command.command_id!r} was used for another command")
             return AppendResult(int(first), int(last), duplicate=True)
         if moves:
             await self._settle(game_id, mark)
-        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now, think_ms=think_ms or 0)
+        return AppendResult(int(values[0]), int(values[1]), recorded_at_ms=now, think_ms=command.think_ms or 0)
 
     async def _settle(self, game_id: str, mark: int) -> None:
         current = await self.meta(game_id)

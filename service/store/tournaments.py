@@ -13,7 +13,7 @@ from typing import cast
 
 from service.store.connection import RedisClient
 from service.store.keys import Keys
-from service.store.port import AppendResult, NewEvent, StoredEvent, event_digest
+from service.store.port import AppendResult, NewCommand, NewEvent, StoredEvent, event_digest
 from service.store.redis_store import RedisEventStore
 
 __all__ = ["RedisTournaments"]
@@ -61,13 +61,15 @@ class RedisTournaments:
         index the tournament."""
         await self._logs.append(
             tournament_id,
-            [NewEvent(first)],
-            expected_version=0,
-            command_id="",
-            digest="",
-            seat=None,
-            meta={_SECRET: secret.hex()},
-            recorded_at_ms=now_ms,
+            NewCommand(
+                [NewEvent(first)],
+                expected_version=0,
+                command_id="",
+                digest="",
+                seat=None,
+                meta={_SECRET: secret.hex()},
+                recorded_at_ms=now_ms,
+            ),
         )
         await self._redis.zadd(self._keys.tournaments(), {tournament_id: now_ms})
 
@@ -90,14 +92,16 @@ class RedisTournaments:
         """The game log's append; ``event_id`` is its command id, with the events' digest."""
         return await self._logs.append(
             tournament_id,
-            [NewEvent(data) for data in events],
-            expected_version=expected_version,
-            command_id=event_id,
-            digest=_digest(events) if event_id else "",
-            seat=None,
-            final=final,
-            recorded_at_ms=now_ms,
-            expected_last=expected_last,
+            NewCommand(
+                [NewEvent(data) for data in events],
+                expected_version=expected_version,
+                command_id=event_id,
+                digest=_digest(events) if event_id else "",
+                seat=None,
+                final=final,
+                recorded_at_ms=now_ms,
+                expected_last=expected_last,
+            ),
         )
 
     async def read(self, tournament_id: str, from_version: int = 1) -> list[StoredEvent]:

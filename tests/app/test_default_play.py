@@ -30,16 +30,16 @@ async def test_default_play_applies_once_and_only_at_its_version(app: App) -> No
     summary = await app.games.create_game("oldmen", 3, {}, b"default-play-seed")
     view = await app.games.get_view(summary.game_id, None, None)
     seat = view.pending_seats[0]
-    first = await app.games.play_default(summary.game_id, seat, expected_version=view.version, command_id="t1")
-    again = await app.games.play_default(summary.game_id, seat, expected_version=view.version, command_id="t1")
+    first = await app.games.commands.play_default(summary.game_id, seat, expected_version=view.version, command_id="t1")
+    again = await app.games.commands.play_default(summary.game_id, seat, expected_version=view.version, command_id="t1")
     assert (again.version, again.duplicate, first.duplicate) == (first.version, True, False)
     assert first.events[0].oldmen.card_played.seat == seat
     with pytest.raises(ServiceError) as stale:
-        await app.games.play_default(summary.game_id, seat, expected_version=view.version, command_id="t2")
+        await app.games.commands.play_default(summary.game_id, seat, expected_version=view.version, command_id="t2")
     assert stale.value.reason == "game/stale_version"
     waiting = (seat + 2) % 3
     with pytest.raises(ServiceError) as not_due:
-        await app.games.play_default(summary.game_id, waiting, expected_version=first.version, command_id="t3")
+        await app.games.commands.play_default(summary.game_id, waiting, expected_version=first.version, command_id="t3")
     assert not_due.value.reason == "command/not_your_turn"
     assert recorder.seen == [(summary.game_id, view.version), (summary.game_id, first.version)]
 
@@ -60,7 +60,7 @@ async def test_a_timed_out_seat_plays_any_legal_command_not_the_first(app: App, 
             game, [game.event_type.FromString(s.data) for s in await app.store.read(summary.game_id, 1, 10_000)]
         )
         legal = [wrap_command(game, c) for c in game.legal_commands(state, seat)]
-        played = await app.games.play_default(
+        played = await app.games.commands.play_default(
             summary.game_id, seat, expected_version=view.version, command_id=f"timeout-{view.version}"
         )
         stored = (await app.store.read(summary.game_id, view.version + 1, 1))[0]

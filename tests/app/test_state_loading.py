@@ -17,7 +17,7 @@ from engines.registry import get_game
 from engines.snapshot import StateCodec
 from service.app.states import StateCache, snapshot_tag
 from service.store.keys import Keys
-from service.store.port import NewEvent, StoredEvent
+from service.store.port import NewCommand, NewEvent, StoredEvent
 from service.store.redis_store import RedisEventStore
 
 _clock = itertools.count(1)
@@ -206,7 +206,7 @@ async def _partly_cached(store: GatedStore, game_id: str, cached: int, seed: byt
     loaded = await cache.get(game_id, game)
     assert loaded.version == cached and loaded.last_digest
     rest = [NewEvent(p) for p in payloads[cached:]]
-    await store.append(game_id, rest, expected_version=cached, command_id="rest", digest="rest", seat=None)
+    await store.append(game_id, NewCommand(rest, expected_version=cached, command_id="rest", digest="rest", seat=None))
     return cache, len(payloads)
 
 

@@ -56,7 +56,7 @@ async def test_a_command_is_charged_from_the_events_in_hand(
         seat = view.pending_seats[0]
         mine = await games.get_view(summary.game_id, seat, tokens[seat])
         reads_before = store.reads
-        await games.submit(
+        await games.commands.submit(
             summary.game_id, seat, tokens[seat], mine.legal_commands[0], expected_version=None, command_id=f"m{move}"
         )
         assert store.reads == reads_before, "the keeper read the log back to charge the command"

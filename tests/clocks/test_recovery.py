@@ -63,7 +63,7 @@ async def test_a_move_stored_by_a_process_that_stopped_before_its_clock_work_is_
     stopped = Games(sweeping.store)
     seat = (await games.get_view(game_id, None, None)).pending_seats[0]
     view = await stopped.get_view(game_id, seat, tokens[seat])
-    await stopped.submit(
+    await stopped.commands.submit(
         game_id, seat, tokens[seat], view.legal_commands[0], expected_version=view.version, command_id="lost"
     )
     # Nobody moves again: the game only ends if the next seat got a deadline after all.

@@ -48,7 +48,7 @@ async def _move(games: Games, game_id: str, tokens: dict[int, str], command_id: 
     view = await games.get_view(game_id, None, None)
     seat = view.pending_seats[0]
     mine = await games.get_view(game_id, seat, tokens[seat])
-    reply = await games.submit(
+    reply = await games.commands.submit(
         game_id, seat, tokens[seat], mine.legal_commands[0], expected_version=mine.version, command_id=command_id
     )
     first = reply.version - len(reply.events) + 1

@@ -81,7 +81,7 @@ async def test_a_seat_that_moves_in_time_is_never_timed_out(two_servers: tuple[A
         seat = view.pending_seats[0]
         own = await one.games.get_view(summary.game_id, seat, tokens[seat])
         await asyncio.sleep(0.05)
-        await one.games.submit(
+        await one.games.commands.submit(
             summary.game_id,
             seat,
             tokens[seat],

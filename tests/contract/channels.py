@@ -59,7 +59,7 @@ async def play_seeded(
             return PlayedGame(summary.game_id, game, seats, seed, tokens)
         seat = min(spectator.pending_seats)
         mine = await app.games.get_view(summary.game_id, seat, tokens[seat])
-        response = await app.games.submit(
+        response = await app.games.commands.submit(
             summary.game_id,
             seat,
             tokens[seat],

@@ -144,7 +144,7 @@ async def _play_withheld(app: App, game: AnyGame, seed: bytes) -> PlayedGame:
         seat = min(state.pending_seats)
         mine = await app.games.get_view(summary.game_id, seat, tokens[seat])
         command = rng.choice(list(mine.legal_commands))
-        await app.games.submit(
+        await app.games.commands.submit(
             summary.game_id, seat, tokens[seat], command, expected_version=mine.version, command_id=uuid.uuid4().hex
         )
     return PlayedGame(summary.game_id, game, seats, seed, tokens)

@@ -62,7 +62,9 @@ async def test_play_over_two_servers_spreads_the_game_over_both(
     try:
         submitted: Counter[int] = Counter()
         for server in (app, second):
-            monkeypatch.setattr(server.games, "submit", _counted(server.games.submit, submitted, server.grpc_port))
+            monkeypatch.setattr(
+                server.games.commands, "submit", _counted(server.games.commands.submit, submitted, server.grpc_port)
+            )
         servers = f"127.0.0.1:{app.grpc_port},127.0.0.1:{second.grpc_port}"
         code, out, err = await _parlour("play", "oldmen", "--bots", "random,random,random", "--server", servers)
         assert code == 0, err

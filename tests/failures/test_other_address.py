@@ -28,7 +28,7 @@ async def test_a_command_refused_as_unavailable_is_sent_to_the_other_server_and_
     away = build_app(server_settings(RedisTarget("own", redis_process.url), key_prefix, tmp_path / "away"))
     await away.start()
     refused: dict[str, BaseException] = {}
-    submit = away.games.submit
+    submit = away.games.commands.submit
 
     async def spy(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -37,7 +37,7 @@ async def test_a_command_refused_as_unavailable_is_sent_to_the_other_server_and_
             refused[kwargs["command_id"]] = error
             raise
 
-    monkeypatch.setattr(away.games, "submit", spy)
+    monkeypatch.setattr(away.games.commands, "submit", spy)
     try:
         redis_process.stop()
         healthy = f"127.0.0.1:{app.grpc_port}"

@@ -17,7 +17,7 @@ from service.store.connection import unavailable
 from service.store.embedded import RedisProcess
 from service.store.failures import StoreUnavailableError
 from service.store.keys import Keys
-from service.store.port import NewEvent
+from service.store.port import NewCommand, NewEvent
 from service.store.redis_store import RedisEventStore
 
 _clock = itertools.count(1_000_000)
@@ -35,7 +35,7 @@ async def store(redis_process: RedisProcess, key_prefix: str) -> AsyncIterator[R
 
 async def _append(store: RedisEventStore, game_id: str, version: int) -> None:
     await store.append(
-        game_id, [NewEvent(b"x")], expected_version=version, command_id=f"c{version}", digest="d", seat=0
+        game_id, NewCommand([NewEvent(b"x")], expected_version=version, command_id=f"c{version}", digest="d", seat=0)
     )
 
 

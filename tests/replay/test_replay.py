@@ -251,7 +251,7 @@ async def test_a_clocked_game_keeps_every_field_of_its_events_through_export_and
         view = await clocked.games.get_view(summary.game_id, None, None)
         seat = view.pending_seats[0]
         mine = await clocked.games.get_view(summary.game_id, seat, tokens[seat])
-        await clocked.games.submit(
+        await clocked.games.commands.submit(
             summary.game_id, seat, tokens[seat], mine.legal_commands[0], expected_version=None, command_id="own"
         )
         await clocked.clocks.start(summary.game_id, TimeControl(move_ms=50, max_timeouts=1), 3)

@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.store.clock_port import ClockStore, Deadline, Move
-from service.store.port import EventStore, NewEvent
+from service.store.port import EventStore, NewCommand, NewEvent
 from tests.store.adapters import clock_store, event_store
 
 CONTROL = {"move_ms": 1000, "bank_ms": 5000, "increment_ms": 200, "max_timeouts": 2}
@@ -97,7 +97,7 @@ async def test_games_behind_are_found_until_their_deadlines_are_set(stores: tupl
     await clocks.mark_scheduled("c4", 2)
     await clocks.mark_scheduled("c4", 1)
     assert all(game_id != "c4" for game_id, _ in await clocks.behind())
-    await games.append("c4", [NewEvent(b"x")], expected_version=2, command_id="m", digest="d", seat=0)
+    await games.append("c4", NewCommand([NewEvent(b"x")], expected_version=2, command_id="m", digest="d", seat=0))
     assert ("c4", 3) in await clocks.behind()
     await clocks.finish("c4")
     assert all(game_id != "c4" for game_id, _ in await clocks.behind())

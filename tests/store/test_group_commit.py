@@ -28,6 +28,7 @@ from service.store.port import (
     AppendResult,
     CommandIdReusedError,
     LogDivergedError,
+    NewCommand,
     NewEvent,
     VersionConflictError,
 )
@@ -172,12 +173,14 @@ async def _append(
     """One command of one event (a fresh command id unless given)."""
     return await store.append(
         game,
-        [NewEvent(payload)],
-        expected_version=version,
-        command_id=command_id or uuid.uuid4().hex,
-        digest=digest,
-        seat=0,
-        expected_last=expected_last,
+        NewCommand(
+            [NewEvent(payload)],
+            expected_version=version,
+            command_id=command_id or uuid.uuid4().hex,
+            digest=digest,
+            seat=0,
+            expected_last=expected_last,
+        ),
     )
 
 

@@ -13,7 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.store.keys import Keys
-from service.store.port import NewEvent, StoredEvent
+from service.store.port import NewCommand, NewEvent, StoredEvent
 from service.store.redis_store import RedisEventStore
 
 _clock = itertools.count(1_000_000)
@@ -58,12 +58,14 @@ async def test_many_watchers_in_slices_see_every_event_once_and_a_stuck_one_hold
                 midway.set()
             await store.append(
                 "g1",
-                [NewEvent(b"x")],
-                expected_version=version,
-                command_id=f"c{version}",
-                digest="d",
-                seat=0,
-                final=version == TOTAL - 1,
+                NewCommand(
+                    [NewEvent(b"x")],
+                    expected_version=version,
+                    command_id=f"c{version}",
+                    digest="d",
+                    seat=0,
+                    final=version == TOTAL - 1,
+                ),
             )
             await asyncio.sleep(0.005)
 

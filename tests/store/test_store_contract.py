@@ -19,6 +19,7 @@ from service.store.port import (
     CommandIdReusedError,
     EventStore,
     MetaClaim,
+    NewCommand,
     NewEvent,
     StoredEvent,
     StoreError,
@@ -47,12 +48,14 @@ async def append(
     """Append ``payloads`` as one command (a fresh command id unless given)."""
     return await store.append(
         game,
-        events(*payloads),
-        expected_version=version,
-        command_id=command_id or uuid.uuid4().hex,
-        digest="d",
-        seat=0,
-        final=final,
+        NewCommand(
+            events(*payloads),
+            expected_version=version,
+            command_id=command_id or uuid.uuid4().hex,
+            digest="d",
+            seat=0,
+            final=final,
+        ),
     )
 
 
@@ -93,7 +96,8 @@ async def test_append_records_command_seat_and_time(store: EventStore) -> None:
     """Each event keeps the command id, the seat and the command body (on its first event)."""
     await store.create("g1", {}, events(b"a"))
     result = await store.append(
-        "g1", events(b"x", b"y"), expected_version=1, command_id="cmd-1", digest="d", seat=2, command=b"body"
+        "g1",
+        NewCommand(events(b"x", b"y"), expected_version=1, command_id="cmd-1", digest="d", seat=2, command=b"body"),
     )
     assert (result.first, result.last, result.duplicate) == (2, 3, False)
     x, y = await store.read("g1", 2, 10)
@@ -107,14 +111,16 @@ async def test_an_append_can_keep_a_given_time_think_time_and_timeout(store: Eve
     await store.create("g1", {}, events(b"a"))
     await store.append(
         "g1",
-        events(b"x", b"y"),
-        expected_version=1,
-        command_id="cmd-1",
-        digest="d",
-        seat=0,
-        recorded_at_ms=123_456,
-        timed_out=True,
-        think_ms=4_321,
+        NewCommand(
+            events(b"x", b"y"),
+            expected_version=1,
+            command_id="cmd-1",
+            digest="d",
+            seat=0,
+            recorded_at_ms=123_456,
+            timed_out=True,
+            think_ms=4_321,
+        ),
     )
     read = await store.read("g1", 2, 10)
     assert [(e.recorded_at_ms, e.think_ms, e.timed_out) for e in read] == [(123_456, 4_321, True)] * 2
@@ -160,7 +166,9 @@ async def test_a_command_id_reused_for_another_command_is_refused(store: EventSt
     await store.create("g1", {}, events(b"a"))
     await append(store, "g1", 1, b"x", command_id="same")
     with pytest.raises(CommandIdReusedError):
-        await store.append("g1", events(b"z"), expected_version=2, command_id="same", digest="other", seat=0)
+        await store.append(
+            "g1", NewCommand(events(b"z"), expected_version=2, command_id="same", digest="other", seat=0)
+        )
     assert await store.version("g1") == 2
 
 
@@ -198,7 +206,8 @@ async def test_many_watchers_share_one_reader_and_see_every_event_once(store: Ev
                 midway.set()
             final = i == total - 2
             await store.append(
-                "g1", events(b"x"), expected_version=version, command_id=f"w{i}", digest="d", seat=0, final=final
+                "g1",
+                NewCommand(events(b"x"), expected_version=version, command_id=f"w{i}", digest="d", seat=0, final=final),
             )
             version += 1
             if i % 7 == 0:
@@ -254,7 +263,8 @@ async def test_index_lists_games_newest_first_by_game_and_status(store: EventSto
     for i, name in enumerate(["oldmen", "verraeter", "oldmen", "oldmen"]):
         await store.create(f"g{i}", {"game": name, "status": "running"}, events(b"a"))
     await store.append(
-        "g2", events(b"end"), expected_version=1, command_id="x", digest="d", seat=0, meta={"status": "finished"}
+        "g2",
+        NewCommand(events(b"end"), expected_version=1, command_id="x", digest="d", seat=0, meta={"status": "finished"}),
     )
     everything = await store.list_games(game="", status="", limit=10, cursor="")
     assert [g["game_id"] for g in everything.games] == ["g3", "g2", "g1", "g0"]
@@ -367,7 +377,10 @@ async def test_a_stop_between_the_append_and_the_index_is_repaired_on_listing(
     client.stop = True
     with pytest.raises(ConnectionError):
         await stopping.append(
-            "g1", events(b"end"), expected_version=1, command_id="x", digest="d", seat=0, meta={"status": "finished"}
+            "g1",
+            NewCommand(
+                events(b"end"), expected_version=1, command_id="x", digest="d", seat=0, meta={"status": "finished"}
+            ),
         )
     await stopping.close()
     now[0] += 60_000
@@ -383,13 +396,15 @@ async def _command(store: EventStore, game: str, version: int, *payloads: bytes,
     """Append ``payloads`` as one command that names itself (its first event carries the command)."""
     await store.append(
         game,
-        events(*payloads),
-        expected_version=version,
-        command_id=uuid.uuid4().hex,
-        digest="d",
-        seat=0,
-        command=b"cmd",
-        final=final,
+        NewCommand(
+            events(*payloads),
+            expected_version=version,
+            command_id=uuid.uuid4().hex,
+            digest="d",
+            seat=0,
+            command=b"cmd",
+            final=final,
+        ),
     )
 
 

@@ -22,7 +22,7 @@ from parlour.v1 import clock_pb2
 from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 from service.bootstrap import App, build_app
-from tests.conftest import RedisTarget, delete_prefix, server_settings
+from tests.conftest import RedisTarget, delete_prefix, server_settings, targets
 from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, standings
 
 ADMIN = [("x-parlour-admin-key", ADMIN_KEY)]
@@ -103,6 +103,7 @@ async def _log(channel: grpc.aio.Channel, ladder_id: str, tables: int) -> list[p
     return events
 
 
+@pytest.mark.parametrize("redis_target", [*targets(), "cluster"], indirect=True)  # a ladder runs on a cluster too
 async def test_a_bot_that_keeps_timing_out_is_paused_told_why_and_resumed_when_it_joins_again(
     admin_app: App,
 ) -> None:
