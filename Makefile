@@ -110,7 +110,9 @@ bench: install
 	$(BIN)/python bench/list_games.py
 	$(BIN)/python bench/quotas.py
 	$(BIN)/python bench/watchers.py
-	$(BIN)/python bench/ladder.py --bots 60 --seconds 60
+	$(BIN)/python bench/ladder.py --bots 200 --seconds 240 --compare-duplicate
+	$(BIN)/python bench/ladder.py --bots 200 --seconds 90 --compare-direct
+	$(BIN)/python bench/command_walk.py
 
 clean:
 	find $(GEN) -mindepth 1 -maxdepth 1 ! -name '*.proto' -exec rm -rf {} +
