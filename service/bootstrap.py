@@ -159,91 +159,15 @@ def build_app(settings: Settings, registry: Registry = REGISTRY, *, share_ports:
     closed again). With ``share_ports`` the servers' ports are shared with other processes that share them
     too (``SO_REUSEPORT``): only for the workers of one ``parlour serve --workers N`` (see
     ``service.workers``)."""
-    sizes = size_limits(settings)
-    proxies = TrustedProxies.parse(settings.trusted_proxies)
     redis = open_redis(
         settings.redis_url, settings.data_dir, settings.redis_cluster, max_connections=redis_pool_size(settings)
     )
-    commands_first = CommandsFirst()
-    store = RedisEventStore(
-        redis.client,
-        Keys(settings.key_prefix),
-        clock_ms=lambda: time.time() * 1000,
-        replica_acks=settings.replica_acks,
-        replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
-        live_gives_way=commands_first.give_way,
-        watch_outage_s=settings.watch_outage_seconds,
-    )
-    now_ms = _now_ms
-    keeper = ClockKeeper(RedisClocks(redis.client, Keys(settings.key_prefix)), store, now_ms)
-    house_bots = HouseBots()
-    clock_range = ClockRange(settings.min_move_ms, settings.max_move_ms)
-    games = Games(
-        store,
-        observers=[keeper, house_bots],
-        snapshot_every=settings.snapshot_every,
-        cache_games=settings.cache_games,
-        clock_range=clock_range,
-        think_times=keeper,
-        deadlines=keeper,
-        now_ms=now_ms,
-        commands_first=commands_first,
-        sizes=sizes,
-        registry=registry.pinned(dict(settings.rules_pins)),
-    )
-    replays = Replays(store, games)
-    clocks = Clocks(
-        keeper,
-        games,
-        now_ms,
-        poll_seconds=settings.clock_poll_seconds,
-        sweep_seconds=settings.clock_sweep_seconds,
-    )
-    house_bots.attach(games)
-    tickets = StreamTickets(RedisTickets(redis.client, Keys(settings.key_prefix)), games, now_ms)
-    api_keys = ApiKeys(
-        RedisApiKeys(redis.client, Keys(settings.key_prefix)), required=settings.require_api_key, sizes=sizes
-    )
-    bots = Bots(RedisBots(redis.client, Keys(settings.key_prefix)), games, clocks, api_keys, sizes=sizes)
-    tournaments = Tournaments(
-        RedisTournaments(
-            redis.client,
-            Keys(settings.key_prefix),
-            replica_acks=settings.replica_acks,
-            replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
-        ),
-        games,
-        bots,
-        clocks,
-        now_ms,
-        limits=FieldLimits(settings.max_tournament_bots, settings.max_round_games),
-    )
-    services = [
-        Service(
-            _descriptor(game_service_pb2, "GameService"),
-            GameServicer(games, tickets, Stalls(settings.stream_stall_seconds)),
-            add_GameServiceServicer_to_server,
-        ),
-        Service(
-            _descriptor(replay_service_pb2, "ReplayService"),
-            ReplayServicer(replays),
-            add_ReplayServiceServicer_to_server,
-        ),
-        Service(_descriptor(bot_service_pb2, "BotService"), BotServicer(bots), add_BotServiceServicer_to_server),
-        Service(
-            _descriptor(tournament_service_pb2, "TournamentService"),
-            TournamentServicer(tournaments, settings.admin_key),
-            add_TournamentServiceServicer_to_server,
-        ),
-        Service(
-            _descriptor(admin_service_pb2, "AdminService"),
-            AdminServicer(api_keys, bots, games, settings.admin_key),
-            add_AdminServiceServicer_to_server,
-        ),
-    ]
-    gate = Gate(Limits(limit_settings(settings)), api_keys)
+    parts = _application(settings, registry, redis)
+    services = _services(settings, parts)
+    gate = Gate(Limits(limit_settings(settings)), parts.api_keys)
     sizes_of_requests = RequestSizes(settings.max_message_bytes, settings.max_export_bytes)
     tls = TlsFiles(settings.tls_cert, settings.tls_key) if settings.tls_cert and settings.tls_key else None
+    proxies = TrustedProxies.parse(settings.trusted_proxies)
     try:
         grpc_server = build_grpc_server(
             services,
@@ -257,7 +181,7 @@ def build_app(settings: Settings, registry: Registry = REGISTRY, *, share_ports:
     except PortUnavailableError:
         redis.discard()
         raise
-    page = _metrics_page(store, redis.client)
+    page = _metrics_page(parts.store, redis.client)
     readiness = Readiness(redis.ping, grpc_server.set_serving, every=settings.readiness_seconds)
     http_server = build_http_server(
         [(service.descriptor, service.servicer) for service in services],
@@ -269,7 +193,7 @@ def build_app(settings: Settings, registry: Registry = REGISTRY, *, share_ports:
         gate=gate,
         ready=lambda: readiness.ready,
         proxies=proxies,
-        bounds=request_bounds(clock_range, sizes),
+        bounds=request_bounds(parts.clock_range, parts.sizes),
     )
     if tls is not None:
         http_server.ssl_context = tls.ssl_context()
@@ -281,19 +205,121 @@ def build_app(settings: Settings, registry: Registry = REGISTRY, *, share_ports:
     return App(
         settings=settings,
         redis=redis,
-        store=store,
-        games=games,
-        replays=replays,
+        store=parts.store,
+        games=parts.games,
+        replays=parts.replays,
         grpc=grpc_server,
         http=http_server,
-        clocks=clocks,
-        bots=bots,
-        tournaments=tournaments,
+        clocks=parts.clocks,
+        bots=parts.bots,
+        tournaments=parts.tournaments,
         metrics_http=metrics_http,
-        house_bots=house_bots,
-        retention=Retention(games, replays, now_ms, _retention_settings(settings)),
+        house_bots=parts.house_bots,
+        retention=Retention(parts.games, parts.replays, _now_ms, _retention_settings(settings)),
         readiness=readiness,
     )
+
+
+@dataclass(frozen=True)
+class _Application:
+    """The use cases of one server process over its store, and the limits the transports state."""
+
+    store: RedisEventStore
+    games: Games
+    replays: Replays
+    clocks: Clocks
+    house_bots: HouseBots
+    tickets: StreamTickets
+    api_keys: ApiKeys
+    bots: Bots
+    tournaments: Tournaments
+    clock_range: ClockRange
+    sizes: SizeLimits
+
+
+def _application(settings: Settings, registry: Registry, redis: RedisConnection) -> _Application:
+    """The store and the use cases over ``redis``, each built once, in the order they depend on each other."""
+    keys = Keys(settings.key_prefix)
+    sizes = size_limits(settings)
+    commands_first = CommandsFirst()
+    store = RedisEventStore(
+        redis.client,
+        keys,
+        clock_ms=lambda: time.time() * 1000,
+        replica_acks=settings.replica_acks,
+        replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
+        live_gives_way=commands_first.give_way,
+        watch_outage_s=settings.watch_outage_seconds,
+    )
+    keeper = ClockKeeper(RedisClocks(redis.client, keys), store, _now_ms)
+    clock_range = ClockRange(settings.min_move_ms, settings.max_move_ms)
+    games = Games(
+        store,
+        observers=[keeper],
+        snapshot_every=settings.snapshot_every,
+        cache_games=settings.cache_games,
+        clock_range=clock_range,
+        think_times=keeper,
+        deadlines=keeper,
+        now_ms=_now_ms,
+        commands_first=commands_first,
+        sizes=sizes,
+        registry=registry.pinned(dict(settings.rules_pins)),
+    )
+    house_bots = HouseBots(games)
+    games.add_observer(house_bots)  # after the keeper: a house seat's clock is set before it moves
+    clocks = Clocks(
+        keeper, games, _now_ms, poll_seconds=settings.clock_poll_seconds, sweep_seconds=settings.clock_sweep_seconds
+    )
+    api_keys = ApiKeys(RedisApiKeys(redis.client, keys), required=settings.require_api_key, sizes=sizes)
+    bots = Bots(RedisBots(redis.client, keys), games, clocks, api_keys, sizes=sizes)
+    tournament_store = RedisTournaments(
+        redis.client,
+        keys,
+        replica_acks=settings.replica_acks,
+        replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
+    )
+    limits = FieldLimits(settings.max_tournament_bots, settings.max_round_games)
+    return _Application(
+        store=store,
+        games=games,
+        replays=Replays(store, games),
+        clocks=clocks,
+        house_bots=house_bots,
+        tickets=StreamTickets(RedisTickets(redis.client, keys), games, _now_ms),
+        api_keys=api_keys,
+        bots=bots,
+        tournaments=Tournaments(tournament_store, games, bots, clocks, _now_ms, limits=limits),
+        clock_range=clock_range,
+        sizes=sizes,
+    )
+
+
+def _services(settings: Settings, parts: _Application) -> list[Service]:
+    """The gRPC services over the use cases (the REST/JSON routes are made from the same)."""
+    return [
+        Service(
+            _descriptor(game_service_pb2, "GameService"),
+            GameServicer(parts.games, parts.tickets, Stalls(settings.stream_stall_seconds)),
+            add_GameServiceServicer_to_server,
+        ),
+        Service(
+            _descriptor(replay_service_pb2, "ReplayService"),
+            ReplayServicer(parts.replays),
+            add_ReplayServiceServicer_to_server,
+        ),
+        Service(_descriptor(bot_service_pb2, "BotService"), BotServicer(parts.bots), add_BotServiceServicer_to_server),
+        Service(
+            _descriptor(tournament_service_pb2, "TournamentService"),
+            TournamentServicer(parts.tournaments, settings.admin_key),
+            add_TournamentServiceServicer_to_server,
+        ),
+        Service(
+            _descriptor(admin_service_pb2, "AdminService"),
+            AdminServicer(parts.api_keys, parts.bots, parts.games, settings.admin_key),
+            add_AdminServiceServicer_to_server,
+        ),
+    ]
 
 
 def _metrics_page(store: RedisEventStore, client: Any) -> MetricsPage:

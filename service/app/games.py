@@ -104,8 +104,9 @@ class Games:
         )
 
     def add_observer(self, observer: GameObserver) -> None:
-        """Also tell ``observer`` about every game this process creates or changes from now on (for tests
-        and tools; the server's observers are given to the constructor)."""
+        """Also tell ``observer`` about every game this process creates or changes from now on, after the
+        observers given before (an observer that plays through this application, the house bots, is added
+        once the application exists)."""
         self._observers.add(observer)
 
     async def tell_observers(self, game_id: str) -> None:

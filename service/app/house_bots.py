@@ -40,20 +40,11 @@ def house_command_id(game_id: str, seat: int, version: int) -> str:
 class HouseBots:
     """Plays every house seat of the games that change through this process."""
 
-    def __init__(self) -> None:
-        self._games: Games | None = None
+    def __init__(self, games: Games) -> None:
+        """Play through ``games``; it tells this of its games' changes once added among its observers
+        (``games.add_observer``), after the clock keeper, so that a house seat's clock is set first."""
+        self.games = games
         self._inflight: dict[tuple[str, int, int], asyncio.Task[None]] = {}
-
-    def attach(self, games: Games) -> None:
-        """Play through ``games`` (which must have this among its observers)."""
-        self._games = games
-
-    @property
-    def games(self) -> Games:
-        """The attached application."""
-        if self._games is None:
-            raise RuntimeError("HouseBots.attach(games) was not called")
-        return self._games
 
     async def game_changed(self, change: GameChange) -> None:
         """Start a move for each house seat that must act now (and is not moving already)."""
