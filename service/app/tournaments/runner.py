@@ -169,7 +169,7 @@ class Runner:
     async def _pause(self, state: TournamentState, bot: BotRecord) -> None:
         """Pause ``bot`` (its clock ran out in too many games in a row) and tell its connections why."""
         reason = (
-            f"bot {bot.name!r} is paused on ladder {self._id!r}: the server had to play for it, its clock run out, "
+            f"bot {bot.name!r} is paused on ladder {self._id!r}: the server had to play for it (its clock ran out) "
             f"in {bot.timeout_streak} of its games in a row; it is seated no more until it registers again "
             f"(RegisterBot, or restart parlour bot --ladder {self._id}) once it answers within the time control"
         )
