@@ -38,7 +38,7 @@ c. memory per live game: K games (finished and in progress) loaded into a fresh 
 d. cold load: a fresh StateCache loads finished games from Redis (snapshot plus the later events); median
    and max per game for single games and two-game matches (``match_deals=2``), and the same for a whole
    cold GetView;
-e. where a move's server time goes: Games.get_view, Games.submit and a bare Redis HGET called directly,
+e. where a move's server time goes: Games.get_view, Games.commands.submit and a bare Redis HGET called directly,
    one at a time (no gRPC, no concurrency).
 
 Each measurement window lasts ``--seconds`` after a one-second warm-up. The baseline and the full path are
@@ -1028,7 +1028,7 @@ def print_use_case_costs(costs: UseCaseCosts) -> None:
         [name, f"{statistics.median(values) / 1000:.0f}", f"{percentile(values, 0.99) / 1000:.0f}"]
         for name, values in (
             ("Games.get_view (a seat's view)", costs.view_ns),
-            ("Games.submit", costs.submit_ns),
+            ("Games.commands.submit", costs.submit_ns),
             ("bare HGET of the version (GetView's first step)", costs.hget_ns),
         )
     ]
