@@ -14,6 +14,8 @@ from pathlib import Path
 import grpc
 from openskill.models import PlackettLuce
 
+from parlour.v1 import bot_service_pb2 as bot_pb
+from parlour.v1 import bot_service_pb2_grpc as bot_grpc
 from parlour.v1 import clock_pb2
 from parlour.v1 import replay_service_pb2 as replay_pb
 from parlour.v1 import replay_service_pb2_grpc as replay_grpc
@@ -152,3 +154,43 @@ async def serve_process(
         if process.returncode is None:
             process.kill()
         await process.wait()
+
+
+class SilentBot:
+    """A bot that connects and never moves (its clock runs out at every turn); it keeps what the server
+    sends it."""
+
+    def __init__(self, channel: grpc.aio.Channel, name: str, api_key: str = "", key: str = BOT_KEY) -> None:
+        """Connect as bot ``name`` with bot key ``key`` (and ``api_key``, if any)."""
+        self.name = name
+        self.received: list[bot_pb.ConnectResponse] = []
+        self._welcome = asyncio.Event()
+        metadata = [("x-parlour-api-key", api_key)] if api_key else []
+        hello = bot_pb.ConnectRequest(hello=bot_pb.Hello(bot_name=name, bot_key=key))
+        self._call = bot_grpc.BotServiceStub(channel).Connect(_forever(hello), metadata=metadata)
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for message in self._call:
+            self.received.append(message)
+            if message.HasField("welcome"):
+                self._welcome.set()
+
+    async def welcomed(self) -> None:
+        """Return once the server welcomed the bot (failing after 10 s)."""
+        await asyncio.wait_for(self._welcome.wait(), 10)
+
+    def notices(self) -> list[bot_pb.Notice]:
+        """The notices received so far."""
+        return [m.notice for m in self.received if m.HasField("notice")]
+
+    async def close(self) -> None:
+        """Hang up."""
+        self._call.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
+
+
+async def _forever(first: bot_pb.ConnectRequest) -> AsyncIterator[bot_pb.ConnectRequest]:
+    """``first``, then nothing more until the stream is cancelled."""
+    yield first
+    await asyncio.Event().wait()

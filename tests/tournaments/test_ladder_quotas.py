@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -16,14 +15,12 @@ from parlour.bots import make_bot
 from parlour.runner import BotRun, run_bot
 from parlour.v1 import admin_service_pb2 as admin_pb
 from parlour.v1 import admin_service_pb2_grpc as admin_grpc
-from parlour.v1 import bot_service_pb2 as bot_pb
-from parlour.v1 import bot_service_pb2_grpc as bot_grpc
 from parlour.v1 import clock_pb2
 from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 from service.bootstrap import App, build_app
 from tests.conftest import RedisTarget, delete_prefix, server_settings, targets
-from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, standings
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, SilentBot, standings
 
 ADMIN = [("x-parlour-admin-key", ADMIN_KEY)]
 PLAYERS = ["p1", "p2", "p3"]
@@ -36,7 +33,7 @@ async def _ladder(channel: grpc.aio.Channel, **settings: int) -> str:
         name="ladder", game="oldmen", table_size=3, format=pb.TOURNAMENT_FORMAT_LADDER, **settings
     )
     if settings.get("pause_after_timeouts"):
-        ladder.time_control.CopyFrom(clock_pb2.TimeControl(move_ms=150, max_timeouts=1))
+        ladder.time_control.CopyFrom(clock_pb2.TimeControl(move_ms=1000, max_timeouts=1))
     made = await stub.CreateTournament(pb.CreateTournamentRequest(settings=ladder), metadata=ADMIN)
     ladder_id = made.tournament.tournament_id
     await stub.StartTournament(pb.StartTournamentRequest(tournament_id=ladder_id), metadata=ADMIN)
@@ -47,40 +44,6 @@ async def _join(channel: grpc.aio.Channel, ladder_id: str, name: str, api_key: s
     request = pb.RegisterBotRequest(tournament_id=ladder_id, bot_name=name, bot_key=BOT_KEY)
     metadata = [("x-parlour-api-key", api_key)] if api_key else []
     await pb_grpc.TournamentServiceStub(channel).RegisterBot(request, metadata=metadata)
-
-
-class _Sleeper:
-    """A bot that connects, joins the ladder and never moves; it keeps what the server sends it."""
-
-    def __init__(self, channel: grpc.aio.Channel, name: str, api_key: str = "") -> None:
-        self.name = name
-        self.received: list[bot_pb.ConnectResponse] = []
-        self._welcome = asyncio.Event()
-        self._requests: asyncio.Queue[bot_pb.ConnectRequest | None] = asyncio.Queue()
-        metadata = [("x-parlour-api-key", api_key)] if api_key else []
-        self._call = bot_grpc.BotServiceStub(channel).Connect(self._send(), metadata=metadata)
-        self._reader = asyncio.create_task(self._read())
-
-    async def _send(self) -> AsyncIterator[bot_pb.ConnectRequest]:
-        yield bot_pb.ConnectRequest(hello=bot_pb.Hello(bot_name=self.name, bot_key=BOT_KEY))
-        while (request := await self._requests.get()) is not None:
-            yield request
-
-    async def _read(self) -> None:
-        async for message in self._call:
-            self.received.append(message)
-            if message.HasField("welcome"):
-                self._welcome.set()
-
-    async def welcomed(self) -> None:
-        await asyncio.wait_for(self._welcome.wait(), 10)
-
-    def notices(self) -> list[bot_pb.Notice]:
-        return [m.notice for m in self.received if m.HasField("notice")]
-
-    async def close(self) -> None:
-        self._call.cancel()
-        await asyncio.gather(self._reader, return_exceptions=True)
 
 
 async def _until(condition: object, what: str, seconds: float = 60) -> None:
@@ -107,7 +70,7 @@ async def _log(channel: grpc.aio.Channel, ladder_id: str, tables: int) -> list[p
 async def test_a_bot_that_keeps_timing_out_is_paused_told_why_and_resumed_when_it_joins_again(
     admin_app: App,
 ) -> None:
-    """Three bots that play and one that never moves share a ladder whose clock plays for a bot after 150 ms.
+    """Three bots that play and one that never moves share a ladder whose clock plays for a bot after a second.
     After two games in a row in which the server played for it, the sleeper is paused: BotPaused in the
     log with the reason, a Notice on its open connection saying why and what to do, ``paused`` in the
     standings, and no table for it since. Registering again resumes it: it is seated again."""
@@ -115,7 +78,7 @@ async def test_a_bot_that_keeps_timing_out_is_paused_told_why_and_resumed_when_i
     stop = asyncio.Event()
     async with grpc.aio.insecure_channel(target) as channel:
         ladder_id = await _ladder(channel, pause_after_timeouts=2)
-        sleeper = _Sleeper(channel, "sleeper")
+        sleeper = SilentBot(channel, "sleeper")
         await sleeper.welcomed()
         await _join(channel, ladder_id, sleeper.name)
         runs: list[asyncio.Task[BotRun]] = [
@@ -193,7 +156,7 @@ async def test_one_api_key_registers_at_most_max_bots_per_key_bots(
             ladder_id = await _ladder(channel, max_bots_per_key=2)
             bots = {"a1": keys[0], "a2": keys[0], "a3": keys[0], "b1": keys[1]}
             for name, key in bots.items():  # a bot connected with an API key is its key's for good
-                connected = _Sleeper(channel, name, key)
+                connected = SilentBot(channel, name, key)
                 await connected.welcomed()
                 await connected.close()
             for name in ("a1", "a2", "a1", "b1"):  # registering again is no new bot
@@ -222,7 +185,7 @@ async def test_registering_bots_beyond_the_rate_of_joins_is_resource_exhausted(
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
             ladder_id = await _ladder(channel)
-            connected = [_Sleeper(channel, name) for name in ("j1", "j2", "j3", "j4")]  # held while connected
+            connected = [SilentBot(channel, name) for name in ("j1", "j2", "j3", "j4")]  # held while connected
             for bot in connected:
                 await bot.welcomed()
             for bot in connected[:3]:
