@@ -49,6 +49,8 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tournament import ADMIN, BOT_KEY, bench_settings  # noqa: E402  # bench/, the script's own folder
+
 from parlour.bots import make_bot  # noqa: E402
 from parlour.client import GameClient  # noqa: E402
 from parlour.play import play_seat  # noqa: E402
@@ -57,12 +59,9 @@ from parlour.runner import run_bot  # noqa: E402
 from parlour.v1 import tournament_service_pb2 as pb  # noqa: E402
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc  # noqa: E402
 from service.bootstrap import build_app  # noqa: E402
-from service.config import Settings  # noqa: E402
 from service.logs import configure_logging  # noqa: E402
 
 T = TypeVar("T")
-ADMIN = "bench-admin-key-0123456789"
-BOT_KEY = "bench-bot-key-0123456789"
 
 
 def bot_names(bots: int, greedy: int) -> list[str]:
@@ -181,26 +180,6 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
-def server_settings(data: str, bots: int) -> Settings:
-    """The bench server: an embedded Redis in ``data``, no per-client quotas (the load comes from one
-    address), room for ``bots`` bots in one ladder."""
-    return Settings(
-        grpc_host="127.0.0.1",
-        grpc_port=0,
-        http_host="127.0.0.1",
-        http_port=0,
-        data_dir=Path(data),
-        log_level="warning",
-        admin_key=ADMIN,
-        rate_create_games="0",
-        rate_claim_seats="0",
-        rate_joins="0",
-        rate_calls="0",
-        max_streams_per_client=0,
-        max_tournament_bots=max(64, bots),
-    )
-
-
 def in_bot_process(function: Callable[..., T], *args: object) -> Awaitable[T]:
     """Run ``function(*args)`` in a fresh process (the bots' CPU is not the server's)."""
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
@@ -213,7 +192,7 @@ async def measure(args: argparse.Namespace, duplicate: bool) -> dict[str, float]
     """Run the ladder (with ``duplicate`` deals or not) for ``args.seconds`` and return the figures."""
     low, _, high = args.seats.partition("-")
     with tempfile.TemporaryDirectory() as data:
-        app = build_app(server_settings(data, args.bots))
+        app = build_app(bench_settings(data, max_tournament_bots=max(64, args.bots)))
         await app.start()
         target = f"127.0.0.1:{app.grpc_port}"
         try:
@@ -269,7 +248,7 @@ async def measure_direct(args: argparse.Namespace) -> dict[str, float]:
     names = bot_names(args.bots, args.greedy)
     groups = [names[i : i + size] for i in range(0, len(names) - size + 1, size)]
     with tempfile.TemporaryDirectory() as data:
-        app = build_app(server_settings(data, args.bots))
+        app = build_app(bench_settings(data, max_tournament_bots=max(64, args.bots)))
         await app.start()
         try:
             cpu = time.process_time()

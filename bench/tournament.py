@@ -523,26 +523,33 @@ def report(game: str, samples: dict[str, list[Sample]]) -> bool:
     return met
 
 
+def bench_settings(data: str, **more: Any) -> Settings:
+    """A bench server's settings: free ports, an embedded Redis in ``data``, the admin key ADMIN, and no
+    per-client quotas (the load comes from one address: the quotas would measure themselves); ``more``
+    sets other fields."""
+    return Settings(
+        grpc_host="127.0.0.1",
+        grpc_port=0,
+        http_host="127.0.0.1",
+        http_port=0,
+        data_dir=Path(data),
+        log_level="warning",
+        admin_key=ADMIN,
+        rate_create_games="0",
+        rate_claim_seats="0",
+        rate_joins="0",
+        rate_calls="0",
+        max_streams_per_client=0,
+        **more,
+    )
+
+
 async def main(args: argparse.Namespace) -> int:
     """Serve, run every game's benchmark, print the table; exit status 0 even on a FAIL (it is a report)."""
     configure_logging("warning", json=True)
     games = args.games.split(",")
     with tempfile.TemporaryDirectory() as data:
-        settings = Settings(
-            grpc_host="127.0.0.1",
-            grpc_port=0,
-            http_host="127.0.0.1",
-            http_port=0,
-            data_dir=Path(data),
-            log_level="warning",
-            admin_key=ADMIN,
-            # a load from one address: the per-client quotas would measure themselves
-            rate_create_games="0",
-            rate_claim_seats="0",
-            rate_joins="0",
-            rate_calls="0",
-            max_streams_per_client=0,
-        )
+        settings = bench_settings(data)
         METER.install(asyncio.get_running_loop())
         app = build_app(settings)
         await app.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import socket
@@ -14,6 +15,8 @@ from pathlib import Path
 import grpc
 from openskill.models import PlackettLuce
 
+from parlour.bots import make_bot
+from parlour.runner import BotRun, run_bot
 from parlour.v1 import bot_service_pb2 as bot_pb
 from parlour.v1 import bot_service_pb2_grpc as bot_grpc
 from parlour.v1 import clock_pb2
@@ -194,3 +197,27 @@ async def _forever(first: bot_pb.ConnectRequest) -> AsyncIterator[bot_pb.Connect
     """``first``, then nothing more until the stream is cancelled."""
     yield first
     await asyncio.Event().wait()
+
+
+async def join_ladder(target: str, ladder_id: str, name: str, key: str = BOT_KEY) -> None:
+    """RegisterBot of bot ``name`` in the ladder (what a ladder bot does each time it connects)."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        request = pb.RegisterBotRequest(tournament_id=ladder_id, bot_name=name, bot_key=key)
+        await pb_grpc.TournamentServiceStub(channel).RegisterBot(request)
+
+
+def ladder_bot(
+    target: str, ladder_id: str, name: str, stop: asyncio.Event, strategy: str = "random"
+) -> asyncio.Task[BotRun]:
+    """Bot ``name`` playing ``strategy`` (seeded by its name) over the network until ``stop``, joining the
+    ladder each time it connects."""
+    return asyncio.create_task(
+        run_bot(
+            target,
+            name,
+            BOT_KEY,
+            functools.partial(make_bot, strategy, seed=name),
+            stop=stop,
+            on_welcome=functools.partial(join_ladder, target, ladder_id, name),
+        )
+    )

@@ -6,7 +6,6 @@ recomputes the batch ratings from the games' exports, exactly."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import signal
 import sys
 from pathlib import Path
@@ -15,8 +14,7 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
-from parlour.bots import make_bot
-from parlour.runner import BotRun, run_bot
+from parlour.runner import BotRun
 from parlour.v1 import game_service_pb2, game_service_pb2_grpc
 from parlour.v1 import replay_service_pb2 as replay_pb
 from parlour.v1 import replay_service_pb2_grpc as replay_grpc
@@ -24,7 +22,7 @@ from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 from service.bootstrap import App
 from tests.conftest import RedisTarget, delete_prefix
-from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, free_port, serve_process, standings
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, free_port, ladder_bot, serve_process, standings
 
 GREEDY = ["greedy-1", "greedy-2", "greedy-3"]
 HALF = ["half-greedy-1"]  # greedy half the time, random the other half
@@ -41,12 +39,6 @@ async def _cli(*argv: str) -> tuple[int, str, str]:
     out, err = await asyncio.wait_for(process.communicate(), 120)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
-
-
-async def _register(target: str, ladder_id: str, name: str) -> None:
-    async with grpc.aio.insecure_channel(target) as channel:
-        request = pb.RegisterBotRequest(tournament_id=ladder_id, bot_name=name, bot_key=BOT_KEY)
-        await pb_grpc.TournamentServiceStub(channel).RegisterBot(request)
 
 
 async def _replies(target: str, ladder_id: str, scheduled: int, finished: int) -> list[pb.WatchTournamentResponse]:
@@ -90,16 +82,7 @@ async def test_a_ladder_seats_connected_bots_ranks_them_and_its_table_is_recompu
     stop = asyncio.Event()
     runs: dict[str, asyncio.Task[BotRun]] = {}
     for name in GREEDY + HALF + RANDOM[:2]:  # they join the running ladder, each once connected
-        runs[name] = asyncio.create_task(
-            run_bot(
-                target,
-                name,
-                BOT_KEY,
-                functools.partial(make_bot, STRATEGY.get(name, "random"), seed=name),
-                stop=stop,
-                on_welcome=functools.partial(_register, target, ladder_id, name),
-            )
-        )
+        runs[name] = ladder_bot(target, ladder_id, name, stop, STRATEGY.get(name, "random"))
     cli_bot = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "parlour.cli.main", "bot", "--server", target, "--name", RANDOM[2], "--key", BOT_KEY,
         "--ladder", ladder_id, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -225,11 +208,7 @@ async def test_a_ladder_goes_on_on_another_server_when_its_scheduler_is_killed(
                 assert code == 0, err
                 ladder_id = out.strip()
                 for name in names:
-                    register = functools.partial(_register, target, ladder_id, name)
-                    bot = functools.partial(make_bot, "random", seed=name)
-                    bots.append(
-                        asyncio.create_task(run_bot(target, name, BOT_KEY, bot, stop=stop, on_welcome=register))
-                    )
+                    bots.append(ladder_bot(target, ladder_id, name, stop))
                 before = await _rated(target, ladder_id, 3)
                 first.send_signal(signal.SIGKILL)
                 await first.wait()
@@ -279,19 +258,7 @@ async def test_a_ladder_with_duplicate_deals_plays_each_deal_once_per_rotation_a
         await stub.StartTournament(pb.StartTournamentRequest(tournament_id=ladder_id), metadata=admin)
         stop = asyncio.Event()
         names = ["a", "b", "c", "d", "e", "f"]
-        bots = [
-            asyncio.create_task(
-                run_bot(
-                    target,
-                    name,
-                    BOT_KEY,
-                    functools.partial(make_bot, "random", seed=name),
-                    stop=stop,
-                    on_welcome=functools.partial(_register, target, ladder_id, name),
-                )
-            )
-            for name in names
-        ]
+        bots = [ladder_bot(target, ladder_id, name, stop) for name in names]
         hidden: list[str] = []
         first_rotation: dict[int, str] = {}
         try:

@@ -5,14 +5,11 @@ joining again), one API key registers at most ``max_bots_per_key`` bots, and one
 from __future__ import annotations
 
 import asyncio
-import functools
 from pathlib import Path
 
 import grpc
 import pytest
 
-from parlour.bots import make_bot
-from parlour.runner import BotRun, run_bot
 from parlour.v1 import admin_service_pb2 as admin_pb
 from parlour.v1 import admin_service_pb2_grpc as admin_grpc
 from parlour.v1 import clock_pb2
@@ -20,7 +17,7 @@ from parlour.v1 import tournament_service_pb2 as pb
 from parlour.v1 import tournament_service_pb2_grpc as pb_grpc
 from service.bootstrap import App, build_app
 from tests.conftest import RedisTarget, delete_prefix, server_settings, targets
-from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, SilentBot, standings
+from tests.tournaments.helpers import ADMIN_KEY, BOT_KEY, SilentBot, ladder_bot, standings
 
 ADMIN = [("x-parlour-admin-key", ADMIN_KEY)]
 PLAYERS = ["p1", "p2", "p3"]
@@ -81,19 +78,7 @@ async def test_a_bot_that_keeps_timing_out_is_paused_told_why_and_resumed_when_i
         sleeper = SilentBot(channel, "sleeper")
         await sleeper.welcomed()
         await _join(channel, ladder_id, sleeper.name)
-        runs: list[asyncio.Task[BotRun]] = [
-            asyncio.create_task(
-                run_bot(
-                    target,
-                    name,
-                    BOT_KEY,
-                    functools.partial(make_bot, "random", seed=name),
-                    stop=stop,
-                    on_welcome=functools.partial(_join, channel, ladder_id, name),
-                )
-            )
-            for name in PLAYERS
-        ]
+        runs = [ladder_bot(target, ladder_id, name, stop) for name in PLAYERS]
         try:
 
             async def paused() -> bool:
