@@ -2,7 +2,7 @@
 // the page (which then says so, and shows the last board it saw). Network first: while the server answers,
 // every file comes from it as before, and the copy kept here is refreshed; only when it cannot be reached is
 // the copy used. Nothing else is kept here: not the API (/v1/, /openapi.json), not the server's other pages.
-const CACHE = "parlour-page-6";
+const CACHE = "parlour-page-7";
 const FILES = [
   "./", "index.html", "style.css", "app.js", "api.js", "board.js", "lobby.js", "newtable.js", "play.js", "replay.js",
   "signals.js", "store.js", "tips.js", "ladders.js", "games/common.js", "games/oldmen.js", "games/verraeter.js", "games/libertalia.js",

@@ -49,7 +49,11 @@ async def _submit(client: GameClient, game: SeatedGame, acknowledged: set[str]) 
                 acknowledged.add(command_id)
                 return True
             except ParlourError as error:
-                if error.reason != "store/unavailable":
+                # A view read from the master just before it died can show a command that was never
+                # acknowledged and is lost with it (the log the promoted replica holds is shorter): a
+                # move decided on that view is refused (not this seat's turn, or not this version) and
+                # decided again on a fresh view. Only acknowledged commands must survive.
+                if error.reason not in ("store/unavailable", "command/not_your_turn", "game/stale_version"):
                     raise
                 await asyncio.sleep(0.1)
 

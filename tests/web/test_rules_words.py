@@ -48,6 +48,12 @@ async def test_libertalias_characters_are_named_with_their_abilities_on_the_boar
     tip = page.locator("#tip")
     await expect(tip).to_be_visible()
     await expect(tip).to_contain_text(await target.get_attribute("title") or "")
+    # The box takes no click: what it covers (the next row of cards, say) can still be clicked.
+    covered = await tip.evaluate(
+        "t => { const r = t.getBoundingClientRect();"
+        " return document.elementFromPoint(r.x + r.width / 2, r.y + 5) === t; }"
+    )
+    assert not covered, "the tooltip box takes the clicks meant for what it covers"
     await save_shot(page, artifacts / "libertalia-names.png")
     await page.keyboard.press("Escape")
     await expect(tip).to_be_hidden()
