@@ -271,10 +271,7 @@ class Bots:
                 last = entry_id
                 if isinstance(record, BotNotice):
                     if live:
-                        notice = pb.Notice(
-                            tournament_id=record.tournament_id, reason=record.reason, message=record.message
-                        )
-                        await session.outbox.put(pb.ConnectResponse(notice=notice))
+                        await session.outbox.put(pb.ConnectResponse(notice=_notice(record)))
                     continue
                 if (record.game_id, record.seat) in session.seats or await self._over(session.name, entry_id, record):
                     continue
@@ -368,6 +365,7 @@ class Bots:
 
 
 def _notice(notice: BotNotice) -> pb.Notice:
+    """The BotService Notice of a notice in the bot's stream."""
     return pb.Notice(tournament_id=notice.tournament_id, reason=notice.reason, message=notice.message)
 
 
