@@ -5,19 +5,23 @@ Usage: python bench/command_walk.py [--game NAME] [--json]
 A server (build_app with an embedded Redis in a temporary directory) runs in this process; a game is
 created and seated, a few commands warm the caches, then one more command is submitted with a profiler
 on, as the gRPC and REST transports submit it (``Games.commands.submit``). It reports the application's
-function calls, the file stops (each time the walk enters an application file from another file), the
-returns to a file already left, and the files in the order they were first entered. Fewer stops mean a
-command path that reads top to bottom.
+function calls; the entries into each application file (a call into one of its functions from another
+file, or from outside the application; a coroutine or generator resuming where it waited is the same
+entry going on, not a new one); the file stops (each time the walk is in another application file than
+just before, returns included) and the returns to a file already left; and the files in the order they
+were first entered. A command path that reads top to bottom enters each file once.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import sys
 import tempfile
 import uuid
+from collections import Counter
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -30,6 +34,9 @@ from service.config import Settings  # noqa: E402
 from service.logs import configure_logging  # noqa: E402
 
 APP = str(ROOT / "service" / "app")
+#: A frame of one of these kinds starting past its first instructions is resuming, not being called.
+_SUSPENDABLE = inspect.CO_COROUTINE | inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+_FIRST_INSTRUCTIONS = 8
 
 
 class Walk:
@@ -38,6 +45,7 @@ class Walk:
     def __init__(self) -> None:
         self.calls = 0
         self.files: list[str] = []
+        self.entries: Counter[str] = Counter()
         self._stack: list[str] = []
 
     def __call__(self, frame: FrameType, event: str, _: Any) -> None:
@@ -48,6 +56,7 @@ class Walk:
         name = path[len(APP) + 1 :]
         if event == "call":
             self.calls += 1
+            self._count_entry(frame, name)
             self._enter(name)
             self._stack.append(name)
         elif self._stack:
@@ -55,12 +64,19 @@ class Walk:
             if self._stack:
                 self._enter(self._stack[-1])
 
+    def _count_entry(self, frame: FrameType, name: str) -> None:
+        resumed = frame.f_code.co_flags & _SUSPENDABLE and frame.f_lasti > _FIRST_INSTRUCTIONS
+        caller = frame.f_back.f_code.co_filename if frame.f_back is not None else ""
+        if not resumed and caller != frame.f_code.co_filename:
+            self.entries[name] += 1
+
     def _enter(self, name: str) -> None:
         if not self.files or self.files[-1] != name:
             self.files.append(name)
 
     def figures(self) -> dict[str, Any]:
-        """Calls, file stops, returns to a file already left, and the files in order of first entry."""
+        """Calls, entries by file, file stops, returns to a file already left, and the files in order of
+        first entry."""
         seen: set[str] = set()
         returns = 0
         for name in self.files:
@@ -68,6 +84,8 @@ class Walk:
             seen.add(name)
         return {
             "calls": self.calls,
+            "entries": dict(self.entries),
+            "files_entered_more_than_once": {name: n for name, n in self.entries.items() if n > 1},
             "file_stops": len(self.files),
             "returns": returns,
             "files": list(dict.fromkeys(self.files)),
@@ -116,6 +134,10 @@ def main() -> int:
     configure_logging("warning", json=True)
     figures = asyncio.run(walk(args.game))
     print(f"application calls: {figures['calls']}")
+    entries = figures["entries"]
+    print(f"application files entered: {len(entries)}, entries: {sum(entries.values())}")
+    again = figures["files_entered_more_than_once"]
+    print("entered more than once: " + (", ".join(f"{name} ({n}x)" for name, n in again.items()) or "none"))
     print(f"file stops: {figures['file_stops']}, returns to a file already left: {figures['returns']}")
     print("files, in order of first entry: " + " → ".join(figures["files"]))
     if args.json:

@@ -24,7 +24,8 @@ from pathlib import Path
 from engines.registry import get_game
 from parlour.v1 import game_pb2
 from service.app.games import Games
-from service.app.records import FINISHED, new_meta
+from service.app.meta_fields import FINISHED
+from service.app.records import new_meta
 from service.store.connection import open_redis
 from service.store.keys import Keys
 from service.store.port import NewEvent

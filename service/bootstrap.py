@@ -40,8 +40,8 @@ from service.app.games import Games
 from service.app.gate import Gate
 from service.app.house_bots import HouseBots
 from service.app.limits import Limits, LimitSettings
+from service.app.meta_fields import FINISHED, RUNNING
 from service.app.readiness import Readiness
-from service.app.records import FINISHED, RUNNING
 from service.app.replays import Replays
 from service.app.retention import Retention, RetentionSettings
 from service.app.sizes import SizeLimits

@@ -20,9 +20,9 @@ from service.api.grpc_wrapping import HandlerWrapper, WrappingRegistry
 from service.api.ports import unavailable
 from service.api.stalls import Stalls
 from service.app.games import Games
-from service.app.records import timestamp
 from service.app.stream_tickets import StreamTickets
 from service.app.time_control import TimeControl
+from service.app.timestamps import timestamp
 
 __all__ = ["RECEIVE_SLACK_BYTES", "GameServicer", "GrpcServer", "Service", "build_grpc_server"]
 

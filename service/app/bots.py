@@ -30,8 +30,8 @@ from service.app.api_keys import CALLER_KEY, ApiKeys
 from service.app.clocks import Clocks
 from service.app.errors import ServiceError, loggable
 from service.app.games import Games
-from service.app.records import timestamp
 from service.app.sizes import SizeLimits
+from service.app.timestamps import timestamp
 from service.app.tokens import hash_token, token_matches
 from service.store.bot_port import AssignmentRecord, BotNotice, BotStore
 

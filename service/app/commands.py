@@ -2,8 +2,11 @@
 house bot's move) and their unit of work: decide on the latest state, append atomically, answer retries
 with the first outcome, then tell the observers.
 
-:class:`CommandHandler` owns what one command touches: this process's per-game lock, the state cache, the
-event log and the observers. A SubmitCommand enters this module once and leaves it with its reply.
+:class:`CommandHandler` reads top to bottom: authorize the seat (the game records), then, in the state
+cache's unit of work on the game (this process's lock of the game and its latest state), decide with the
+engine, stamp, append to the event log and keep the state reached; then reply and tell the observers. A
+SubmitCommand enters this module once, and each module it uses once except the clock keeper's, which
+measures the think time before the append and is told of the change after it (``bench/command_walk.py``).
 
 The flow, for a seat already authorized: (0) a command that cannot be understood is refused as malformed
 whatever the game's version; (1) a stale ``expected_version`` is refused; (2) the engine
@@ -17,7 +20,6 @@ stamped with the application's clock and the seat's think time, measured by the 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 from collections.abc import Callable
@@ -26,18 +28,19 @@ from typing import Any
 
 import structlog
 
-from engines.contract import advance
+from engines.contract import AnyGame, advance
 from engines.envelope import unwrap_command, wrap_command
 from engines.errors import GameError
 from parlour.v1 import game_pb2, game_service_pb2
 from service import logs, metrics
 from service.app.errors import ServiceError, from_game_error
-from service.app.events import client_event, live_event, sent_whole
+from service.app.events import client_event, live_events, sent_whole
 from service.app.fanout import CommandsFirst
 from service.app.game_records import GameRecords
+from service.app.meta_fields import pending_meta, result_meta
 from service.app.observers import GameChange, Observers
-from service.app.records import GameRecord, pending_meta, result_meta
-from service.app.states import LoadedGame, StateCache
+from service.app.records import GameRecord
+from service.app.states import Reached, StateCache, Work
 from service.app.time_control import ThinkTimes
 from service.store.port import CommandIdReusedError, EventLog, NewCommand, NewEvent, StoredEvent, VersionConflictError
 
@@ -54,6 +57,8 @@ class Submission:
     client's expected version and command id."""
 
     record: GameRecord
+    #: The engine of the game's rules version (``record.game``, looked up once).
+    game: AnyGame
     seat: int
     command: game_pb2.Command
     inner: Any
@@ -114,7 +119,6 @@ class CommandHandler:
         self._stamps = stamps
         self._observers = observers
         self._commands_first = commands_first
-        self._locks: dict[str, asyncio.Lock] = {}
 
     async def submit(
         self,
@@ -134,9 +138,10 @@ class CommandHandler:
                     "request/invalid", "command_id must be 1 to 128 characters; pick a fresh one per command"
                 )
             record = await self._records.authorized(game_id, seat, token, acting=True)
-            outcome.game = record.game.spec.name
+            game = record.game
+            outcome.game = game.spec.name
             response = await self._apply(
-                Submission(record, seat, command, _inner(record, command), expected_version, command_id)
+                Submission(record, game, seat, command, _inner(game, command), expected_version, command_id)
             )
             outcome.result = "duplicate" if response.duplicate else "applied"
             return response
@@ -149,17 +154,18 @@ class CommandHandler:
         (game/stale_version otherwise), and once per ``command_id`` however often it is retried, by however
         many servers."""
         record = await self._records.get(game_id)
-        loaded = await self._states.get(game_id, record.game, at_least=expected_version)
+        game = record.game
+        loaded = await self._states.get(game_id, game, at_least=expected_version)
         if loaded.version != expected_version:
             prior = await prior_outcome(self._store, record, seat, command_id)
             if prior is not None:
                 return prior.response
             raise ServiceError("game/stale_version", f"the game is at version {loaded.version}, not {expected_version}")
-        if record.game.is_over(loaded.state) or seat not in record.game.pending(loaded.state):
+        if game.is_over(loaded.state) or seat not in game.pending(loaded.state):
             raise ServiceError("command/not_your_turn", f"seat {seat} need not act at version {expected_version}")
-        inner = record.game.default_command(loaded.state, seat, nonce=str(expected_version))
-        command = wrap_command(record.game, inner)
-        submission = Submission(record, seat, command, inner, expected_version, command_id, timed_out=True)
+        inner = game.default_command(loaded.state, seat, nonce=str(expected_version))
+        command = wrap_command(game, inner)
+        submission = Submission(record, game, seat, command, inner, expected_version, command_id, timed_out=True)
         return await self._apply(submission)
 
     async def play_for_house(
@@ -170,15 +176,16 @@ class CommandHandler:
         record = await self._records.get(game_id)
         if seat not in record.house_bots:
             raise ServiceError("request/invalid", f"seat {seat} of game {game_id} is not played by the server")
+        game = record.game
         return await self._apply(
-            Submission(record, seat, command, _inner(record, command), expected_version, command_id)
+            Submission(record, game, seat, command, _inner(game, command), expected_version, command_id)
         )
 
     async def _apply(self, submission: Submission) -> game_service_pb2.SubmitCommandResponse:
-        """Apply a submission under this process's per-game lock, then tell the observers."""
+        """Apply a submission in the state cache's unit of work on the game, then tell the observers."""
         game_id, seat, command_id = submission.record.game_id, submission.seat, submission.command_id
-        async with self._lock(game_id):
-            outcome = await apply_command(self._store, self._states, submission, self._stamps)
+        async with self._states.work(game_id, submission.game) as work:
+            outcome = await apply_command(self._store, self._states, work, submission, self._stamps)
         if outcome.finished:
             self._records.forget(game_id)
         response = outcome.response
@@ -192,41 +199,34 @@ class CommandHandler:
                 version=response.version,
                 duplicate=response.duplicate,
             )
-        if not response.duplicate and self._observers:
-            await self._observers.tell(GameChange(submission.record, outcome.state, response.version, outcome.stored))
+        if not response.duplicate:
+            record, game, version = submission.record, submission.game, response.version
+            await self._observers.tell(GameChange(game_id, record, game, outcome.state, version, outcome.stored))
         return response
 
-    def _lock(self, game_id: str) -> asyncio.Lock:
-        lock = self._locks.get(game_id)
-        if lock is None:
-            if len(self._locks) > 10_000:
-                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
-            lock = self._locks[game_id] = asyncio.Lock()
-        return lock
 
-
-def _inner(record: GameRecord, command: game_pb2.Command) -> Any:
+def _inner(game: AnyGame, command: game_pb2.Command) -> Any:
     """The game's own command inside ``command``'s envelope; command/* when it holds none of this game's."""
     try:
-        return unwrap_command(record.game, command)
+        return unwrap_command(game, command)
     except GameError as error:
         raise from_game_error(error) from error
 
 
-async def apply_command(store: EventLog, states: StateCache, submission: Submission, stamps: Stamps) -> Outcome:
-    """Apply ``submission`` (see the module docstring); raises ServiceError when it is refused."""
-    game_id = submission.record.game_id
-    loaded = await states.get(game_id, submission.record.game)
+async def apply_command(
+    store: EventLog, states: StateCache, work: Work, submission: Submission, stamps: Stamps
+) -> Outcome:
+    """Apply ``submission`` in ``work`` (see the module docstring); raises ServiceError when it is refused."""
     for _ in range(_MAX_ATTEMPTS):
         try:
-            return await _attempt(store, states, loaded, submission, stamps)
+            return await _attempt(store, states, work, submission, stamps)
         except VersionConflictError:
-            await states.catch_up(game_id, loaded)
+            await states.catch_up(submission.record.game_id, work.loaded)
     raise ServiceError("game/stale_version", "the game kept changing while deciding your command; send it again")
 
 
-async def _attempt(store: EventLog, states: StateCache, loaded: LoadedGame, sub: Submission, stamps: Stamps) -> Outcome:
-    game, game_id = sub.record.game, sub.record.game_id
+async def _attempt(store: EventLog, states: StateCache, work: Work, sub: Submission, stamps: Stamps) -> Outcome:
+    game, game_id, loaded = sub.game, sub.record.game_id, work.loaded
     try:
         game.check_command(loaded.state, sub.inner)  # malformed before anything else, a stale version included
     except GameError as error:
@@ -269,7 +269,7 @@ async def _attempt(store: EventLog, states: StateCache, loaded: LoadedGame, sub:
         raise _id_reused(sub.command_id) from error
     if appended.duplicate:
         return await _first_outcome(store, sub, appended.first, appended.last)
-    await states.advance(game_id, loaded, state, appended.last, payloads[-1] if payloads else b"", recorded_ms=now)
+    work.reached = Reached(state, appended.last, payloads[-1] if payloads else b"", now)
     last = len(payloads) - 1
     stored = tuple(
         StoredEvent(
@@ -285,13 +285,9 @@ async def _attempt(store: EventLog, states: StateCache, loaded: LoadedGame, sub:
         )
         for index, data in enumerate(payloads)
     )
-    record = sub.record
-    client_events = [
-        live_event(game, e, s, sub.seat, finished=sent_whole(record, s)) for e, s in zip(events, stored, strict=True)
-    ]
     response = game_service_pb2.SubmitCommandResponse(
         version=appended.last,
-        events=client_events,
+        events=live_events(sub.record, game, events, stored, sub.seat),
         pending_seats=sorted(game.pending(state)),
         status=game_pb2.GAME_STATUS_FINISHED if result else game_pb2.GAME_STATUS_RUNNING,
     )
@@ -315,7 +311,8 @@ async def _first_outcome(store: EventLog, sub: Submission, first: int, last: int
 
 async def _stored_outcome(store: EventLog, record: GameRecord, seat: int, first: int, last: int) -> Outcome:
     stored = await store.read(record.game_id, first, last - first + 1)
-    events = [client_event(record.game, e, seat, finished=sent_whole(record, e)) for e in stored]
+    game = record.game
+    events = [client_event(game, e, seat, finished=sent_whole(record, e)) for e in stored]
     return Outcome(game_service_pb2.SubmitCommandResponse(version=last, events=events, duplicate=True))
 
 

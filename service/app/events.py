@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engines.contract import AnyGame
 from engines.envelope import wrap_event
 from parlour.v1 import game_pb2
-from service.app.records import GameRecord, timestamp
+from service.app.records import GameRecord
+from service.app.timestamps import timestamp
 from service.store.port import StoredEvent
 
-__all__ = ["client_event", "envelope_fields", "live_event", "sent_whole"]
+__all__ = ["client_event", "envelope_fields", "live_events", "sent_whole"]
 
 
 def envelope_fields(stored: StoredEvent) -> dict[str, Any]:
@@ -36,12 +38,16 @@ def client_event(game: AnyGame, stored: StoredEvent, seat: int | None, *, finish
     return wrap_event(game, event, **envelope_fields(stored))
 
 
-def live_event(
-    game: AnyGame, event: Any, stored: StoredEvent, seat: int | None, *, finished: bool = False
-) -> game_pb2.Event:
-    """:func:`client_event` for an event just decided, still in memory as ``event`` (the game's own
-    message that ``stored`` holds serialized): it is not parsed again."""
-    return wrap_event(game, game.redact(event, seat, finished=finished), **envelope_fields(stored))
+def live_events(
+    record: GameRecord, game: AnyGame, events: Sequence[Any], stored: Sequence[StoredEvent], seat: int | None
+) -> list[game_pb2.Event]:
+    """:func:`client_event` for each event a command just decided, still in memory (``events``: the game's
+    own messages that ``stored`` hold serialized, so they are not parsed again), as ``seat`` may see it in
+    the game ``record`` describes."""
+    return [
+        wrap_event(game, game.redact(event, seat, finished=sent_whole(record, kept)), **envelope_fields(kept))
+        for event, kept in zip(events, stored, strict=True)
+    ]
 
 
 def sent_whole(record: GameRecord, stored: StoredEvent) -> bool:

@@ -10,7 +10,8 @@ from engines.envelope import unwrap_command, unwrap_event, wrap_event
 from engines.verify import LoggedEvent
 from parlour.v1 import game_pb2, replay_service_pb2
 from service.app.events import envelope_fields
-from service.app.records import GameRecord, timestamp
+from service.app.records import GameRecord
+from service.app.timestamps import timestamp
 from service.store.port import StoredEvent
 
 __all__ = ["EXPORT_FORMAT", "build_export", "chain_problem", "logged_events", "seed_of"]

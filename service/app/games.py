@@ -28,20 +28,13 @@ from service.app.events import client_event
 from service.app.fanout import CommandsFirst, Deliveries
 from service.app.game_records import GameRecords, check_game_id, no_game
 from service.app.house_strategies import house_bot_strategies
+from service.app.meta_fields import FINISHED, pending_meta
 from service.app.observers import GameChange, GameObserver, Observers
-from service.app.records import (
-    FINISHED,
-    RELEASED,
-    STATUS,
-    GameRecord,
-    SeatClaim,
-    new_meta,
-    pending_meta,
-    timestamp,
-)
+from service.app.records import RELEASED, STATUS, GameRecord, SeatClaim, new_meta
 from service.app.sizes import SizeLimits
 from service.app.states import StateCache
 from service.app.time_control import ClockRange, Deadlines, NoDeadlines, SincePrevious, ThinkTimes, TimeControl
+from service.app.timestamps import timestamp
 from service.app.tokens import hash_token, new_token
 from service.store.port import EventStore, NewEvent
 
@@ -119,7 +112,7 @@ class Games:
         if not self._observers:
             return
         loaded = await self._states.get(record.game_id, record.game, at_least=record.version)
-        await self._observers.tell(GameChange(record, loaded.state, loaded.version))
+        await self._observers.tell(GameChange(record.game_id, record, loaded.game, loaded.state, loaded.version))
 
     # --- catalogue ------------------------------------------------------------------------------------
 

@@ -17,25 +17,18 @@ __all__ = ["GameChange", "GameObserver", "Observers"]
 class GameChange:
     """A game as it stands after a change made through this process, handed over in memory.
 
-    ``state`` is the engine state at ``version``; ``events`` are the events this change stored, in order,
-    exactly as the store holds them (empty when nothing was stored: a seat claim, or a game reported again
-    by the clock sweep). ``record`` is the game's record as this process knew it when the change was made.
+    ``game`` is the engine of its rules version, ``state`` the engine state at ``version``; ``events`` are
+    the events this change stored, in order, exactly as the store holds them (empty when nothing was
+    stored: a seat claim, or a game reported again by the clock sweep). ``record`` is the game's record as
+    this process knew it when the change was made.
     """
 
+    game_id: str
     record: GameRecord
+    game: AnyGame
     state: Any
     version: int
     events: tuple[StoredEvent, ...] = ()
-
-    @property
-    def game_id(self) -> str:
-        """The game's id."""
-        return self.record.game_id
-
-    @property
-    def game(self) -> AnyGame:
-        """The game's engine."""
-        return self.record.game
 
 
 class GameObserver(Protocol):

@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from google.protobuf.timestamp_pb2 import Timestamp
-
-from engines.contract import AnyGame, GameConfig, Result
+from engines.contract import AnyGame, GameConfig
 from engines.registry import REGISTRY, Registry
 from parlour.v1 import game_pb2, game_service_pb2
 from service.app.errors import ServiceError
+from service.app.meta_fields import FINISHED, RUNNING, pending_of
 from service.app.time_control import TimeControl
+from service.app.timestamps import timestamp
 from service.app.tokens import hash_token, new_token
 
-__all__ = [
-    "RELEASED",
-    "GameRecord",
-    "SeatClaim",
-    "new_meta",
-    "pending_meta",
-    "result_meta",
-    "rules_unavailable",
-    "timestamp",
-]
+__all__ = ["RELEASED", "GameRecord", "SeatClaim", "new_meta", "rules_unavailable"]
 
-RUNNING = "running"
-FINISHED = "finished"
 STATUS = {RUNNING: game_pb2.GAME_STATUS_RUNNING, FINISHED: game_pb2.GAME_STATUS_FINISHED}
 #: The after-the-end policy of a game held hidden until released, and the field that releases it.
 HELD, RELEASED = "held", "released"
@@ -66,6 +55,32 @@ class GameRecord:
     #: Seats the server plays itself, by seat: the built-in strategy's name.
     house_bots: dict[int, str] = field(default_factory=dict)
     policy: str = "true"
+    #: Whether the game is over.
+    finished: bool = field(init=False)
+    #: Whether every seat is claimed.
+    full: bool = field(init=False)
+    #: Whether the game is hidden after its end only until it is released (a duplicate deal's table).
+    held: bool = field(init=False)
+    #: Whether everything about the game may be shown: it is over and its policy reveals it.
+    public: bool = field(init=False)
+    #: Whether the game is a held table that is over but not yet released: a table of a tournament's
+    #: duplicate deal while another table of the deal is still being played. Only its own seats (with
+    #: their tokens) read it then, and nobody sees its result (see ``Games``).
+    withheld: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Work out the flags above once: the request paths read them often."""
+        finished = self.status == FINISHED
+        held = self.policy == HELD and not self.reveal_after_end
+        flags = {
+            "finished": finished,
+            "full": len(self.claims) == self.config.seats,
+            "held": held,
+            "public": finished and self.reveal_after_end,
+            "withheld": finished and held,
+        }
+        for name, value in flags.items():
+            object.__setattr__(self, name, value)  # the dataclass is frozen to everyone else
 
     @property
     def game(self) -> AnyGame:
@@ -73,33 +88,6 @@ class GameRecord:
         if self.engine is None:
             raise rules_unavailable(self.rules_version, f"game {self.game_id}")
         return self.engine
-
-    @property
-    def finished(self) -> bool:
-        """Whether the game is over."""
-        return self.status == FINISHED
-
-    @property
-    def full(self) -> bool:
-        """Whether every seat is claimed."""
-        return len(self.claims) == self.config.seats
-
-    @property
-    def held(self) -> bool:
-        """Whether the game is hidden after its end only until it is released (a duplicate deal's table)."""
-        return self.policy == HELD and not self.reveal_after_end
-
-    @property
-    def public(self) -> bool:
-        """Whether everything about the game may be shown: it is over and its policy reveals it."""
-        return self.finished and self.reveal_after_end
-
-    @property
-    def withheld(self) -> bool:
-        """Whether the game is a held table that is over but not yet released: a table of a tournament's
-        duplicate deal while another table of the deal is still being played. Only its own seats (with
-        their tokens) read it then, and nobody sees its result (see ``Games``)."""
-        return self.finished and self.held
 
     @classmethod
     def parse(cls, game_id: str, meta: dict[str, str], registry: Registry = REGISTRY) -> GameRecord:
@@ -223,31 +211,3 @@ def rules_unavailable(rules_version: str, what: str) -> ServiceError:
         "game by other rules; use a server of a release that has them (in a rolling upgrade, retry: an "
         "upgraded server serves it)",
     )
-
-
-#: The metadata field holding the seats that must act now (comma-separated), set with every command.
-PENDING = "pending"
-
-
-def pending_meta(seats: Iterable[int]) -> dict[str, str]:
-    """The metadata field saying which seats must act now."""
-    return {PENDING: ",".join(str(seat) for seat in sorted(seats))}
-
-
-def pending_of(meta: Mapping[str, str]) -> tuple[int, ...]:
-    """The seats the metadata says must act now."""
-    text = meta.get(PENDING, "")
-    return tuple(int(seat) for seat in text.split(",")) if text else ()
-
-
-def result_meta(result: Result) -> dict[str, str]:
-    """The metadata that marks a game finished with its standings."""
-    standings = [{"seat": s.seat, "score": s.score, "rank": s.rank} for s in result.standings]
-    return {"status": FINISHED, "result": json.dumps(standings)}
-
-
-def timestamp(ms: int) -> Timestamp:
-    """A protobuf Timestamp from milliseconds since the epoch (as ``Timestamp.FromMilliseconds`` sets it,
-    without its pure-Python range check: a time in ms since the epoch is always in range)."""
-    seconds, millis = divmod(ms, 1000)
-    return Timestamp(seconds=seconds, nanos=millis * 1_000_000)

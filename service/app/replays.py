@@ -17,7 +17,8 @@ from service.app.commands import command_digest
 from service.app.errors import ServiceError, quoted
 from service.app.exports import EXPORT_FORMAT, build_export, chain_problem, logged_events
 from service.app.games import Games
-from service.app.records import SeatClaim, new_meta, result_meta
+from service.app.meta_fields import result_meta
+from service.app.records import SeatClaim, new_meta
 from service.store.port import LoggedGames, NewCommand, NewEvent
 
 __all__ = ["Replays", "verify_export", "verify_locally"]

@@ -11,8 +11,10 @@ an upgrade.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +24,7 @@ from engines.contract import AnyGame, fold
 from engines.snapshot import FORMAT, SnapshotError, StateCodec
 from service.store.port import SnapshottedLog, StoredEvent, event_digest
 
-__all__ = ["LoadedGame", "StateCache", "snapshot_tag"]
+__all__ = ["LoadedGame", "Reached", "StateCache", "Work", "snapshot_tag"]
 
 _PAGE = 1000
 #: Games whose unusable snapshot this process has already reported (bounded; oldest forgotten first).
@@ -50,6 +52,26 @@ class LoadedGame:
     last_ms: int = 0
 
 
+@dataclass(frozen=True)
+class Reached:
+    """Where a command took a game: its state at ``version``, the payload of that version's event (``b""``:
+    none is known) and when it was stored (ms since the epoch)."""
+
+    state: Any
+    version: int
+    last: bytes
+    recorded_ms: int
+
+
+@dataclass
+class Work:
+    """One command's unit of work on a game (see :meth:`StateCache.work`): the latest state to decide on,
+    and, once the command's events are stored, where they took the game."""
+
+    loaded: LoadedGame
+    reached: Reached | None = None
+
+
 class StateCache:
     """Engine states by game id, current to the version last seen in the store."""
 
@@ -61,6 +83,7 @@ class StateCache:
         self._games: OrderedDict[str, LoadedGame] = OrderedDict()
         self._codecs: dict[str, StateCodec] = {}
         self._reported: OrderedDict[str, None] = OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
 
     def _codec(self, game: AnyGame) -> StateCodec:
         """The codec of ``game``'s states (one per rules version: a decoded state gets that version's rules)."""
@@ -68,6 +91,29 @@ class StateCache:
         if codec is None:
             codec = self._codecs[game.spec.rules_version] = StateCodec.of_game(game)
         return codec
+
+    @contextlib.asynccontextmanager
+    async def work(self, game_id: str, game: AnyGame) -> AsyncIterator[Work]:
+        """A command's unit of work on the game: under this process's lock of the game (one command of a game
+        at a time here; other servers are kept out by the append's expected version), the latest state
+        known here. A block that sets :attr:`Work.reached` and ends without an error advances the cached
+        state there (see :meth:`advance`)."""
+        async with self._lock(game_id):
+            work = Work(await self.get(game_id, game))
+            yield work
+            if work.reached is not None:
+                reached = work.reached
+                await self.advance(
+                    game_id, work.loaded, reached.state, reached.version, reached.last, recorded_ms=reached.recorded_ms
+                )
+
+    def _lock(self, game_id: str) -> asyncio.Lock:
+        lock = self._locks.get(game_id)
+        if lock is None:
+            if len(self._locks) > self._capacity:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
 
     async def get(self, game_id: str, game: AnyGame, at_least: int = 0) -> LoadedGame:
         """The game's state, folded up to at least version ``at_least`` (and all events read). A cached

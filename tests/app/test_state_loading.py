@@ -15,9 +15,9 @@ from engines.contract import AnyGame
 from engines.playout import play
 from engines.registry import get_game
 from engines.snapshot import StateCodec
-from service.app.states import StateCache, snapshot_tag
+from service.app.states import Reached, StateCache, snapshot_tag
 from service.store.keys import Keys
-from service.store.port import NewCommand, NewEvent, StoredEvent
+from service.store.port import NewCommand, NewEvent, StoredEvent, event_digest
 from service.store.redis_store import RedisEventStore
 
 _clock = itertools.count(1)
@@ -272,3 +272,51 @@ async def test_a_game_created_here_is_cached_as_a_fresh_load_would_find_it(store
         loaded.last_ms,
     )
     assert made.version == len(setup) and made.last_digest
+
+
+async def test_a_unit_of_work_keeps_where_its_command_took_the_game_only_when_it_ends_well(
+    store: CountingStore,
+) -> None:
+    """A command's work on a game starts from the latest state; what it reached is cached when the block ends
+    without an error, and forgotten when it raises (its events were not stored)."""
+    game = get_game("oldmen")
+    assert game is not None
+    game_id, _ = await _stored_match(store)
+    cache = StateCache(store, snapshot_every=100_000)  # no snapshot of the made-up states
+    async with cache.work(game_id, game) as work:
+        start = work.loaded.version
+        work.reached = Reached("the state after a command", start + 2, b"its last event", 1234)
+    loaded = await cache.get(game_id, game)
+    assert (loaded.state, loaded.version, loaded.last_ms) == ("the state after a command", start + 2, 1234)
+    assert loaded.last_digest == event_digest(b"its last event")
+    with pytest.raises(RuntimeError):
+        async with cache.work(game_id, game) as work:
+            work.reached = Reached("never stored", start + 5, b"", 5678)
+            raise RuntimeError("the append failed")
+    assert (await cache.get(game_id, game)).version == start + 2
+
+
+async def test_units_of_work_on_one_game_run_one_at_a_time(store: CountingStore) -> None:
+    """Two commands of one game in this process never decide at once: the second's work begins after the
+    first's has ended, on the state the first reached."""
+    game = get_game("oldmen")
+    assert game is not None
+    game_id, _ = await _stored_match(store)
+    cache = StateCache(store, snapshot_every=100_000)  # no snapshot of the made-up states
+    seen: list[int] = []
+    first_inside = asyncio.Event()
+
+    async def first() -> None:
+        async with cache.work(game_id, game) as work:
+            first_inside.set()
+            await asyncio.sleep(0.05)
+            work.reached = Reached(work.loaded.state, work.loaded.version + 1, b"", 0)
+
+    async def second() -> None:
+        await first_inside.wait()
+        async with cache.work(game_id, game) as work:
+            seen.append(work.loaded.version)
+
+    start = (await cache.get(game_id, game)).version
+    await asyncio.gather(first(), second())
+    assert seen == [start + 1]
