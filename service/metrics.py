@@ -105,7 +105,7 @@ REDIS_SECONDS = Histogram(
 )
 REDIS_APPEND_BATCH = Histogram(
     "parlour_redis_append_batch_size",
-    "Appends sent to one Redis node together in one round trip (group commit): 1 when none other was waiting.",
+    "Appends sent to one Redis node together in one round trip (group commit): 1 when no other joined it.",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128),
 )
 REDIS_ERRORS = Counter("parlour_redis_errors", "Redis commands that failed, by error class.", ["error"])

@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 
 from service.bootstrap import App, build_app
 from service.config import Settings
+from service.event_loop import IdleAwareLoop
 
 #: `parlour serve` processes the tests start serve in one process unless a test asks for workers
 #: (``--workers``): a server a test kills is one process, and a machine with many cores is not filled with
@@ -30,6 +31,12 @@ os.environ.setdefault("PARLOUR_WORKERS", "1")
 
 #: Database used on an external REDIS_URL whose URL names none (never the default database 0).
 TEST_DB = int(os.environ.get("PARLOUR_TEST_REDIS_DB", "13"))
+
+
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Any]:
+    """The async tests run on the loop a server runs on (see :mod:`service.event_loop`), so what depends on
+    it (the group commit's holding of appends) is tested as it runs."""
+    return {"serve": IdleAwareLoop}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,4 +1,5 @@
-"""Which event loop a server process runs on: asyncio's by default, uvloop when asked for."""
+"""Which event loop a server process runs on: asyncio's by default (able to tell when it goes idle), uvloop
+when asked for."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import asyncio
 
 import pytest
 
-from service.event_loop import loop_name, run
+from service.event_loop import IdleAwareLoop, call_when_idle, loop_name, run
 
 
 async def _loop_type() -> str:
-    return type(asyncio.get_running_loop()).__module__
+    loop = asyncio.get_running_loop()
+    return "asyncio" if isinstance(loop, IdleAwareLoop) else type(loop).__module__
 
 
 @pytest.mark.parametrize(("setting", "expected"), [(None, "asyncio"), ("asyncio", "asyncio"), ("uvloop", "uvloop")])
@@ -23,3 +25,35 @@ def test_the_loop_is_asyncios_unless_uvloop_is_asked_for(
         monkeypatch.setenv("PARLOUR_EVENT_LOOP", setting)
     assert loop_name() == expected
     assert run(_loop_type()).split(".")[0] == expected
+
+
+async def _order_of_idle_callback() -> list[str]:
+    """What ran, in order, when a callback waits for the loop to go idle while others keep it busy."""
+    ran: list[str] = []
+
+    def busy(left: int) -> None:  # a chain of ready callbacks: the loop is never idle until it ends
+        ran.append(f"busy {left}")
+        if left:
+            asyncio.get_running_loop().call_soon(busy, left - 1)
+
+    idle = asyncio.get_running_loop().create_future()
+    assert call_when_idle(lambda: (ran.append("idle"), idle.set_result(None)))
+    busy(3)
+    await idle
+    return ran
+
+
+def test_a_callback_waiting_for_the_loop_to_go_idle_runs_once_nothing_else_is_ready(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PARLOUR_EVENT_LOOP", raising=False)
+    assert run(_order_of_idle_callback()) == ["busy 3", "busy 2", "busy 1", "busy 0", "idle"]
+
+
+async def _asked() -> bool:
+    return call_when_idle(lambda: None)
+
+
+def test_a_loop_that_cannot_tell_when_it_is_idle_says_so_and_schedules_nothing() -> None:
+    with asyncio.Runner() as runner:  # asyncio's own loop, not the server's
+        assert runner.run(_asked()) is False

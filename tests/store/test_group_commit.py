@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -204,8 +205,8 @@ async def test_an_append_with_nothing_in_flight_goes_at_once_in_a_round_trip_of_
 async def test_concurrent_appends_to_many_games_share_round_trips(
     store: RedisEventStore, connection: RedisConnection
 ) -> None:
-    """40 appends ready at once: on each node, the first goes alone and the others in one pipeline after it;
-    every caller gets its own game's result."""
+    """40 appends ready at once go out in a pipeline per node (held together while the loop is busy
+    starting them); every caller gets its own game's result."""
     games = [f"many-{i}" for i in range(40)]
     for game in games:
         await store.create(game, {"game": "oldmen"}, [NewEvent(b"setup " + game.encode())])
@@ -219,16 +220,84 @@ async def test_concurrent_appends_to_many_games_share_round_trips(
         assert [e.data for e in await store.read(game, 2, 10)] == [game.encode()]
 
 
+def _holding(store: RedisEventStore, hold_s: float) -> None:
+    """Make ``store`` hold its appends for at most ``hold_s`` while the loop is busy."""
+    assert isinstance(store._append, GroupCommit)
+    store._append = GroupCommit(store._append._runner, hold_s=hold_s)
+
+
+def _keep_busy(callbacks: int, each_s: float, at: dict[int, Callable[[], object]]) -> asyncio.Future[float]:
+    """Keep the loop busy (never idle) with a chain of ``callbacks`` ready callbacks taking ``each_s`` each, the
+    n-th also calling ``at[n]``; the future is the time the chain ended."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[float] = loop.create_future()
+
+    def step(n: int) -> None:
+        time.sleep(each_s)  # work that holds the loop, as a request's Python work does
+        if n in at:
+            at[n]()
+        if n + 1 < callbacks:
+            loop.call_soon(step, n + 1)
+        else:
+            ended.set_result(time.perf_counter())
+
+    loop.call_soon(step, 0)
+    return ended
+
+
+async def test_appends_made_one_by_one_while_the_loop_is_busy_go_together_once_it_is_idle(
+    store: RedisEventStore, connection: RedisConnection
+) -> None:
+    """A server busy with other requests makes its appends a moment apart, not at once: they are held while
+    the loop has other callbacks ready, and go in one round trip when it has none (with nothing to hold
+    them, each went alone, its reply back before the next was made). On a cluster, one round trip per
+    master."""
+    games = [f"busy-{i}" for i in range(5)]
+    for game in games:
+        await store.create(game, {"game": "oldmen"}, [NewEvent(b"setup")])
+    _holding(store, hold_s=60.0)
+    appends: list[asyncio.Task[AppendResult]] = []
+
+    def append(game: str) -> Callable[[], object]:
+        return lambda: appends.append(asyncio.create_task(_append(store, game, 1, game.encode())))
+
+    with StoreTrips(store) as counted:
+        ended = await _keep_busy(50, 0.0005, {10 * i: append(game) for i, game in enumerate(games)})
+        results = await asyncio.gather(*appends)
+        answered = time.perf_counter()
+    assert [(r.first, r.last) for r in results] == [(2, 2)] * len(games)
+    assert counted.trips <= _masters(connection) < len(games)  # one per node
+    assert counted.alone + sum(counted.batches) == len(games)
+    assert answered - ended < 5.0  # sent when the loop went idle, not when the hold ran out
+
+
+async def test_a_held_append_goes_when_its_hold_runs_out_however_busy_the_loop_stays(
+    store: RedisEventStore,
+) -> None:
+    """A loop that never goes idle does not keep an append from Redis longer than the hold."""
+    await store.create("g", {"game": "oldmen"}, [NewEvent(b"setup")])
+    _holding(store, hold_s=0.01)
+    answered: list[float] = []
+
+    def append() -> None:
+        task = asyncio.create_task(_append(store, "g", 1, b"move"))
+        task.add_done_callback(lambda _: answered.append(time.perf_counter()))
+
+    ended = await _keep_busy(300, 0.001, {0: append})
+    assert answered, "the append was not answered"
+    assert answered[0] < ended  # answered while the loop was still busy
+
+
 async def test_in_one_batch_each_append_gets_its_own_reply_and_a_refused_one_fails_alone(
     store: RedisEventStore,
 ) -> None:
-    """Appends to one game queued behind a first one go out in one round trip, in order: a stale expected
-    version, a retried command, a reused command id and a forked log refuse only their own command."""
+    """Appends to one game made together go out in one round trip, in order: a stale expected version, a
+    retried command, a reused command id and a forked log refuse only their own command."""
     await store.create("g", {"game": "oldmen"}, [NewEvent(b"setup")])
     with StoreTrips(store) as counted:
         outcomes = await _outcomes(
             [
-                _append(store, "g", 1, b"lead", command_id="lead"),  # sent alone: nothing in flight
+                _append(store, "g", 1, b"lead", command_id="lead"),  # held: the others join it
                 _append(store, "g", 2, b"a", command_id="a"),
                 _append(store, "g", 2, b"b", command_id="b"),  # stale: "a" went first
                 _append(store, "g", 3, b"c", command_id="c"),
@@ -238,7 +307,7 @@ async def test_in_one_batch_each_append_gets_its_own_reply_and_a_refused_one_fai
                 _append(store, "g", 4, b"g", command_id="g", expected_last=hashlib.sha1(b"c").hexdigest()),
             ]
         )
-    assert (counted.alone, counted.batches) == (1, [7])
+    assert (counted.alone, counted.batches) == (0, [8])
     lead, a, b, c, retry, reused, forked, last = outcomes
     assert (lead.first, a.first, c.first, last.first) == (2, 3, 4, 5)
     assert not any(r.duplicate for r in (lead, a, c, last))
@@ -264,7 +333,7 @@ async def test_a_caller_cancelled_while_queued_leaves_the_batch_and_the_others_a
     first = asyncio.create_task(_append(store, "g", 2, b"first", command_id="first"))
     dropped = asyncio.create_task(_append(store, "g", 3, b"dropped", command_id="dropped"))
     after = asyncio.create_task(_append(store, "g", 3, b"after", command_id="after"))
-    await asyncio.sleep(0)  # each has started: the first is in flight, the others wait for it
+    await asyncio.sleep(0)  # each has started: their appends are held together, none sent yet
     dropped.cancel()
     results = await asyncio.gather(lead, first, after)
     assert [r.first for r in results] == [2, 3, 4]
@@ -316,7 +385,7 @@ async def test_with_replica_acks_a_batch_is_acknowledged_only_once_the_replica_h
 
             with StoreTrips(store) as counted:
                 await asyncio.gather(*(acknowledged(game) for game in games))
-            assert (counted.alone, counted.batches) == (1, [len(games) - 1])  # then the others with one WAIT
+            assert (counted.alone, counted.batches) == (0, [len(games)])  # held together, with one WAIT
 
             replica.stop()
             refused = await _outcomes([_append(store, game, 2, b"next", command_id=f"{game}-2") for game in games])
@@ -347,6 +416,7 @@ async def test_a_redis_that_stops_mid_batch_fails_that_batch_as_unavailable_and_
             replica.stop()
             games = [f"stopped-{i}" for i in range(6)]
             lead = asyncio.create_task(_append(store, "lead", 0, b"lead", command_id="lead"))
+            await _blocked_in_wait(watcher)  # the lead's round trip is in flight: the others queue behind it
             queued = [asyncio.create_task(_append(store, game, 0, b"first", command_id=game)) for game in games]
             with pytest.raises(StoreUnavailableError, match="same command id"):
                 await lead  # no replica: WAIT gave up; the queued batch went out then
@@ -380,8 +450,8 @@ async def _blocked_in_wait(watcher: redis.Redis) -> None:
 async def test_on_a_cluster_each_master_gets_its_batch_with_one_wait(
     redis_cluster: RedisTarget, tmp_path: Path
 ) -> None:
-    """``--replica-acks 1`` on a cluster: appends to games on every master, ready at once, go per master, the
-    first alone and the others in one pipeline with one WAIT; every one is acknowledged."""
+    """``--replica-acks 1`` on a cluster: appends to games on every master, ready at once, go in a pipeline
+    per master with one WAIT; every one is acknowledged."""
     prefix = f"parlour-test-{uuid.uuid4().hex[:12]}"
     opened = _open(redis_cluster, tmp_path)
     await opened.client.ping()
