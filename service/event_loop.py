@@ -16,39 +16,63 @@ hold appends for the loop to go idle (it cannot tell when it does), so under loa
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import selectors
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["IdleAwareLoop", "call_when_idle", "loop_factory", "loop_name", "run"]
+__all__ = ["BUSY_WINDOW_S", "SATURATED", "IdleAwareLoop", "call_when_idle", "loop_factory", "loop_name", "run"]
 
 T = TypeVar("T")
 
 
+#: The share of its time a loop must have been busy lately (over about :data:`BUSY_WINDOW_S`) to count as
+#: saturated: its brief idle moments are then not idle enough (see :meth:`IdleAwareLoop.call_when_idle`).
+SATURATED = 0.9
+#: How far back the busy share looks (the time constant of its moving average).
+BUSY_WINDOW_S = 0.01
+#: How long a saturated loop with callbacks waiting for it to go idle waits at most, before it looks again.
+_SATURATED_WAIT_S = BUSY_WINDOW_S / 10
+
+
 class _IdleSelector(selectors.DefaultSelector):  # the platform's own selector class
-    """The platform's default selector that, when its loop is about to wait (a select with a timeout other
-    than 0: no callback is ready), first hands the callbacks waiting for that moment to the loop, to run at
-    once (it then does not wait)."""
+    """The platform's default selector, measuring how busy its loop is (:attr:`busy`: the share of time
+    spent outside select, a moving average over about :data:`BUSY_WINDOW_S`), that hands the callbacks
+    waiting for the loop to go idle to the loop, to run at once, when the loop is about to wait (a select
+    with a timeout other than 0: no callback is ready) and is not saturated."""
 
     def __init__(self) -> None:
         super().__init__()
         self.on_idle: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
         self.call_soon: Callable[..., object] | None = None
+        self.busy = 0.0
+        self._left = time.perf_counter()  # when the last select returned
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         """As the platform selector's select, but an idle moment runs the waiting callbacks first."""
+        entered = time.perf_counter()
         if self.on_idle and timeout != 0 and self.call_soon is not None:
-            waiting, self.on_idle = self.on_idle, []
-            for callback, args in waiting:
-                self.call_soon(callback, *args)
-            timeout = 0
+            if self.busy < SATURATED:
+                waiting, self.on_idle = self.on_idle, []
+                for callback, args in waiting:
+                    self.call_soon(callback, *args)
+                timeout = 0
+            elif timeout is None or timeout > _SATURATED_WAIT_S:
+                timeout = _SATURATED_WAIT_S  # idle for that long, the busy share falls: look again
         events: list[tuple[selectors.SelectorKey, int]] = super().select(timeout)
+        left = time.perf_counter()
+        span = left - self._left
+        if span > 0:
+            kept = math.exp(-span / BUSY_WINDOW_S)
+            self.busy = self.busy * kept + (1 - kept) * (entered - self._left) / span
+        self._left = left
         return events
 
 
 class IdleAwareLoop(asyncio.SelectorEventLoop):
-    """asyncio's selector event loop, plus :meth:`call_when_idle`."""
+    """asyncio's selector event loop, plus :meth:`call_when_idle` and :attr:`busy`."""
 
     def __init__(self) -> None:
         """A loop on the platform's default selector."""
@@ -56,9 +80,18 @@ class IdleAwareLoop(asyncio.SelectorEventLoop):
         super().__init__(self._idle_selector)
         self._idle_selector.call_soon = self.call_soon
 
+    @property
+    def busy(self) -> float:
+        """The share of its time the loop has spent running callbacks lately (0 to 1; a moving average over
+        about :data:`BUSY_WINDOW_S`), as of its last look for I/O."""
+        return self._idle_selector.busy
+
     def call_when_idle(self, callback: Callable[..., object], *args: Any) -> None:
         """Run ``callback(*args)`` once, as a ready callback, as soon as no other callback is ready (the
-        loop would otherwise wait for I/O or a timer). Under load that may be long: pair it with a timer."""
+        loop would otherwise wait for I/O or a timer) and the loop is not saturated (busy less than
+        :data:`SATURATED` of its time lately). A saturated loop's idle moments are brief, more work is about
+        to come: it runs the callback only once it has been idle about a millisecond. Under load that
+        may be long: pair it with a timer."""
         self._idle_selector.on_idle.append((callback, args))
 
 

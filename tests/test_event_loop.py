@@ -4,6 +4,7 @@ when asked for."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -57,3 +58,29 @@ async def _asked() -> bool:
 def test_a_loop_that_cannot_tell_when_it_is_idle_says_so_and_schedules_nothing() -> None:
     with asyncio.Runner() as runner:  # asyncio's own loop, not the server's
         assert runner.run(_asked()) is False
+
+
+async def _idle_callback_under_saturation() -> tuple[bool, float, float]:
+    """A loop kept busy 20 ms at a time with a brief idle moment (a timer due at once; epoll waits a
+    millisecond) between: whether a callback waiting for it to go idle ran during that time, the loop's
+    busy share at its end, and how long after that the callback ran."""
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, IdleAwareLoop)
+    ran = loop.create_future()
+    for step in range(25):
+        if step == 5:  # saturated by now
+            assert call_when_idle(lambda: ran.set_result(time.perf_counter()))
+        time.sleep(0.02)  # noqa: ASYNC251 - requests' work, holding the loop on purpose
+        await asyncio.sleep(0.00005)  # nothing ready for a moment
+        if ran.done():
+            break
+    busy, ended = loop.busy, time.perf_counter()
+    return ran.done(), busy, await ran - ended
+
+
+def test_a_saturated_loops_brief_idle_moments_do_not_count_as_idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PARLOUR_EVENT_LOOP", raising=False)
+    ran_while_busy, busy, after = run(_idle_callback_under_saturation())
+    assert not ran_while_busy
+    assert busy >= 0.9
+    assert 0 <= after < 0.5  # once the loop was idle for a while

@@ -61,9 +61,10 @@ class GroupCommit:
     - An append with no round trip of appends in flight to its node (on a cluster the master of its first
       key's slot; else the one Redis) is held until the event loop has no other callback ready, and at most
       ``hold_s``: while the loop is busy with other requests, their appends join it. With nothing else to do
-      (one command at a time) it goes in the loop's next turn, alone. On a loop that cannot tell when it is
-      idle (see :func:`service.event_loop.call_when_idle`), or with ``hold_s=0``, it is sent at once by its
-      caller.
+      (one command at a time) it goes in the loop's next turn, alone; a saturated loop (busy nearly all
+      the time lately: more requests are waiting) holds it for the whole ``hold_s``. On a loop that cannot
+      tell when it is idle (see :func:`service.event_loop.call_when_idle`), or with ``hold_s=0``, it is sent
+      at once by its caller.
     - Appends to a node that has a round trip in flight, or whose appends are being held, queue up. One
       task sends them, oldest first, at most :data:`MAX_APPENDS` (and about :data:`MAX_BYTES` of
       arguments) per round trip, in one pipeline without a transaction (each run is still its own atomic
