@@ -61,16 +61,16 @@ def test_a_loop_that_cannot_tell_when_it_is_idle_says_so_and_schedules_nothing()
 
 
 async def _idle_callback_under_saturation() -> tuple[bool, float, float]:
-    """A loop kept busy 20 ms at a time with a brief idle moment (a timer due at once; epoll waits a
+    """A loop kept busy 50 ms at a time with a brief idle moment (a timer due at once; epoll waits a
     millisecond) between: whether a callback waiting for it to go idle ran during that time, the loop's
     busy share at its end, and how long after that the callback ran."""
     loop = asyncio.get_running_loop()
     assert isinstance(loop, IdleAwareLoop)
     ran = loop.create_future()
-    for step in range(25):
-        if step == 5:  # saturated by now
+    for step in range(20):
+        if step == 3:  # saturated by now
             assert call_when_idle(lambda: ran.set_result(time.perf_counter()))
-        time.sleep(0.02)  # noqa: ASYNC251 - requests' work, holding the loop on purpose
+        time.sleep(0.05)  # noqa: ASYNC251 - requests' work, holding the loop on purpose
         await asyncio.sleep(0.00005)  # nothing ready for a moment
         if ran.done():
             break
