@@ -249,6 +249,7 @@ def _application(settings: Settings, registry: Registry, redis: RedisConnection)
         replica_acks=settings.replica_acks,
         replica_ack_timeout_ms=settings.replica_ack_timeout_ms,
         live_gives_way=commands_first.give_way,
+        appends_may_join=commands_first.several,
         watch_outage_s=settings.watch_outage_seconds,
     )
     keeper = ClockKeeper(RedisClocks(redis.client, keys), store, _now_ms)

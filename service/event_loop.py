@@ -23,7 +23,16 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["BUSY_WINDOW_S", "SATURATED", "IdleAwareLoop", "call_when_idle", "loop_factory", "loop_name", "run"]
+__all__ = [
+    "BUSY_WINDOW_S",
+    "SATURATED",
+    "IdleAwareLoop",
+    "busy",
+    "call_when_idle",
+    "loop_factory",
+    "loop_name",
+    "run",
+]
 
 T = TypeVar("T")
 
@@ -104,6 +113,12 @@ def call_when_idle(callback: Callable[..., object], *args: Any) -> bool:
         return False
     loop.call_when_idle(callback, *args)
     return True
+
+
+def busy() -> float:
+    """The running loop's busy share lately (see :attr:`IdleAwareLoop.busy`); 0 when it cannot tell."""
+    loop = asyncio.get_running_loop()
+    return loop.busy if isinstance(loop, IdleAwareLoop) else 0.0
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop]:

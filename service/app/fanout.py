@@ -94,6 +94,10 @@ class CommandsFirst:
             if not self._commands:
                 self._idle.set()
 
+    def several(self) -> bool:
+        """Whether more than one command is being applied (so the append of one may be joined by others')."""
+        return self._commands > 1
+
     async def give_way(self) -> None:
         """Return once no command is being applied, or after ``max_wait_s``."""
         if self._commands:

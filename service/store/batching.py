@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,10 @@ MAX_APPENDS = 128
 MAX_BYTES = 1 << 20
 #: How long appends are held at most, while the event loop is busy, for more to join them.
 HOLD_S = 0.002
+#: A loop busy this share of its time lately has more requests waiting than it has taken up (grpc.aio takes
+#: up about one call per turn of the loop): an append made then is held for theirs, whatever ``may_join``
+#: says. One command at a time keeps the loop busy about half the time; two, over three quarters.
+BUSY_ENOUGH_TO_HOLD = 0.75
 
 
 @dataclass(slots=True)
@@ -60,11 +64,12 @@ class GroupCommit:
 
     - An append with no round trip of appends in flight to its node (on a cluster the master of its first
       key's slot; else the one Redis) is held until the event loop has no other callback ready, and at most
-      ``hold_s``: while the loop is busy with other requests, their appends join it. With nothing else to do
-      (one command at a time) it goes in the loop's next turn, alone; a saturated loop (busy nearly all
-      the time lately: more requests are waiting) holds it for the whole ``hold_s``. On a loop that cannot
-      tell when it is idle (see :func:`service.event_loop.call_when_idle`), or with ``hold_s=0``, it is sent
-      at once by its caller.
+      ``hold_s``: while the loop is busy with other requests, their appends join it. A saturated loop (busy
+      nearly all the time lately: more requests are waiting) holds it for the whole ``hold_s``. It is sent
+      at once by its caller when no other append is likely to join it (``may_join`` says none is under way
+      and the loop has been busy less than :data:`BUSY_ENOUGH_TO_HOLD` of its time lately: one command at
+      a time), on a loop that cannot tell when it is idle (see :func:`service.event_loop.call_when_idle`),
+      and with ``hold_s=0``.
     - Appends to a node that has a round trip in flight, or whose appends are being held, queue up. One
       task sends them, oldest first, at most :data:`MAX_APPENDS` (and about :data:`MAX_BYTES` of
       arguments) per round trip, in one pipeline without a transaction (each run is still its own atomic
@@ -79,10 +84,14 @@ class GroupCommit:
       (once sent, it may happen; its reply is dropped). Cancelling a caller never fails another's append.
     """
 
-    def __init__(self, runner: ScriptRunner, *, hold_s: float = HOLD_S) -> None:
-        """Batch the runs of ``runner``'s script, holding appends for at most ``hold_s`` (0: never)."""
+    def __init__(
+        self, runner: ScriptRunner, *, hold_s: float = HOLD_S, may_join: Callable[[], bool] | None = None
+    ) -> None:
+        """Batch the runs of ``runner``'s script, holding appends for at most ``hold_s`` (0: never), when
+        ``may_join`` says other appends are under way (by default, always) or the loop is busy enough."""
         self._runner = runner
         self._hold_s = hold_s
+        self._may_join = may_join or _always
         self._lanes: dict[str, _Lane] = {}
         self._senders: set[asyncio.Task[None]] = set()  # referenced while they run
 
@@ -113,11 +122,16 @@ class GroupCommit:
 
     def _hold(self, lane: _Lane) -> bool:
         """Hold ``lane``'s appends until the loop goes idle, for at most ``hold_s``; False when they cannot
-        be held (no hold asked for, or a loop that cannot tell when it is idle)."""
-        if self._hold_s <= 0 or not self._ask_idle(lane):
+        be held (no hold asked for, no other append likely to join, or a loop that cannot tell when it is
+        idle)."""
+        if self._hold_s <= 0 or not self._others_likely() or not self._ask_idle(lane):
             return False
         lane.hold = asyncio.get_running_loop().call_later(self._hold_s, self._release, lane)
         return True
+
+    def _others_likely(self) -> bool:
+        """Whether other appends are likely to join one made now (see the class docstring)."""
+        return self._may_join() or event_loop.busy() >= BUSY_ENOUGH_TO_HOLD
 
     def _ask_idle(self, lane: _Lane) -> bool:
         """Whether the loop will tell ``lane`` when it next goes idle (asked now if it was not yet)."""
@@ -175,6 +189,10 @@ class GroupCommit:
             return await self._runner.batch(node, [waiting.call for waiting in batch])
         except Exception as error:
             return [_unavailable(error) for _ in batch] if is_unavailable(error) else [error] * len(batch)
+
+
+def _always() -> bool:
+    return True
 
 
 def _take(queue: deque[_Waiting]) -> list[_Waiting]:

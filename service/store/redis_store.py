@@ -67,6 +67,7 @@ class RedisEventStore:
         live_gives_way: Callable[[], Awaitable[None]] | None = None,
         watch_outage_s: float = OUTAGE_S,
         group_commit: bool = True,
+        appends_may_join: Callable[[], bool] | None = None,
     ) -> None:
         """``client`` must not decode responses. ``clock_ms`` returns the time in ms (injected for tests).
         With ``replica_acks`` an append returns only once that many replicas hold it (else it raises
@@ -74,12 +75,16 @@ class RedisEventStore:
         ``live_gives_way`` is awaited by the live tails' fan-out before it wakes each slice of watchers.
         ``watch_outage_s``: how long live tails wait for an unreachable Redis before their streams end.
         With ``group_commit`` (the default) appends ready at the same time share round trips to Redis (see
-        :class:`~service.store.batching.GroupCommit`); without it each append is a round trip of its own."""
+        :class:`~service.store.batching.GroupCommit`); without it each append is a round trip of its own.
+        ``appends_may_join`` says whether other appends may soon join one being made (other commands are
+        under way); when it says no, the append is not held for them (by default it always may)."""
         self._redis = client
         self._keys = keys or Keys()
         script = client.register_script(_APPEND)
         runner = ScriptRunner(client, script, replica_acks, replica_ack_timeout_ms)
-        self._append: ScriptRunner | GroupCommit = GroupCommit(runner) if group_commit else runner
+        self._append: ScriptRunner | GroupCommit = (
+            GroupCommit(runner, may_join=appends_may_join) if group_commit else runner
+        )
         self._replace = client.register_script(_REPLACE)
         self._claim = client.register_script(_CLAIM)
         self._clock_ms = clock_ms

@@ -20,6 +20,7 @@ import pytest
 import redis
 from prometheus_client import REGISTRY
 
+from service.event_loop import BUSY_WINDOW_S
 from service.store.acks import ScriptRunner
 from service.store.batching import GroupCommit
 from service.store.connection import RedisConnection, open_redis
@@ -220,10 +221,11 @@ async def test_concurrent_appends_to_many_games_share_round_trips(
         assert [e.data for e in await store.read(game, 2, 10)] == [game.encode()]
 
 
-def _holding(store: RedisEventStore, hold_s: float) -> None:
-    """Make ``store`` hold its appends for at most ``hold_s`` while the loop is busy."""
+def _holding(store: RedisEventStore, hold_s: float, may_join: Callable[[], bool] | None = None) -> None:
+    """Make ``store`` hold its appends for at most ``hold_s`` while the loop is busy (and, given ``may_join``,
+    only when it says others may join or the loop is busy enough)."""
     assert isinstance(store._append, GroupCommit)
-    store._append = GroupCommit(store._append._runner, hold_s=hold_s)
+    store._append = GroupCommit(store._append._runner, hold_s=hold_s, may_join=may_join)
 
 
 def _keep_busy(callbacks: int, each_s: float, at: dict[int, Callable[[], object]]) -> asyncio.Future[float]:
@@ -269,6 +271,47 @@ async def test_appends_made_one_by_one_while_the_loop_is_busy_go_together_once_i
     assert counted.trips <= _masters(connection) < len(games)  # one per node
     assert counted.alone + sum(counted.batches) == len(games)
     assert answered - ended < 5.0  # sent when the loop went idle, not when the hold ran out
+
+
+@pytest.mark.parametrize(("others", "sent_at_once"), [(False, True), (True, False)])
+async def test_an_append_no_other_is_likely_to_join_is_sent_in_the_turn_it_is_made(
+    store: RedisEventStore, others: bool, sent_at_once: bool
+) -> None:
+    """One command at a time (no other under way, the loop mostly idle) adds no wait to its append: it goes
+    to Redis before its caller first yields. With other commands under way it is held for the loop's next
+    idle moment, for theirs to join it."""
+    await store.create("g", {"game": "oldmen"}, [NewEvent(b"setup")])
+    _holding(store, hold_s=60.0, may_join=lambda: others)
+    await asyncio.sleep(2 * BUSY_WINDOW_S)  # the loop mostly idle lately
+    with StoreTrips(store) as counted:
+        append = asyncio.create_task(_append(store, "g", 1, b"move"))
+        await asyncio.sleep(0)  # the append's task has run up to its first wait, and no further
+        sent = counted.alone + len(counted.batches)
+        result = await append
+    assert sent == (1 if sent_at_once else 0)
+    assert (result.first, counted.alone) == (2, 1)
+
+
+async def test_a_busy_loop_holds_appends_for_others_even_when_no_other_command_is_under_way(
+    store: RedisEventStore, connection: RedisConnection
+) -> None:
+    """Requests the loop has not taken up yet are not under way in the application: a loop busy most of its
+    time lately holds an append for them all the same."""
+    games = [f"busy-{i}" for i in range(5)]
+    for game in games:
+        await store.create(game, {"game": "oldmen"}, [NewEvent(b"setup")])
+    _holding(store, hold_s=60.0, may_join=lambda: False)
+    appends: list[asyncio.Task[AppendResult]] = []
+
+    def append(game: str) -> Callable[[], object]:
+        return lambda: appends.append(asyncio.create_task(_append(store, game, 1, game.encode())))
+
+    busy_steps = round(4 * BUSY_WINDOW_S / 0.0005)  # busy long enough for the share to pass the threshold
+    with StoreTrips(store) as counted:
+        await _keep_busy(busy_steps + 50, 0.0005, {busy_steps + 10 * i: append(game) for i, game in enumerate(games)})
+        results = await asyncio.gather(*appends)
+    assert [(r.first, r.last) for r in results] == [(2, 2)] * len(games)
+    assert counted.trips <= _masters(connection) < len(games)
 
 
 async def test_a_held_append_goes_when_its_hold_runs_out_however_busy_the_loop_stays(
