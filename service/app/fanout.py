@@ -73,7 +73,8 @@ class CommandsFirst:
     One event loop serves both the commands and every watcher's stream; an event reaching thousands of
     watchers is thousands of stream writes. While a command is being applied, the fan-out waits (at most
     ``max_wait_s`` per slice of watchers) before it wakes more watchers, so a game's own pace does not
-    fall when many watch it: the watchers' events arrive later instead.
+    fall when many watch it: the watchers' events arrive later instead. The same count tells the store's
+    group commit whether other commands are under way (:meth:`several`), whose appends may join one's.
     """
 
     def __init__(self, max_wait_s: float = 0.05) -> None:
