@@ -120,6 +120,7 @@ class App:
         if self.readiness is not None:
             self.tasks.append(asyncio.create_task(self.readiness.run()))
         self.tasks.append(asyncio.create_task(self.redis.supervise()))
+        self.tasks.append(asyncio.create_task(metrics.count_event_loop_busy()))
         log.info("server started", grpc_port=self.grpc_port, http_port=self.http_port, redis=self.redis.url)
 
     async def _resume_house_bots(self, house_bots: HouseBots) -> None:

@@ -57,6 +57,8 @@ class _IdleSelector(selectors.DefaultSelector):  # the platform's own selector c
         self.on_idle: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
         self.call_soon: Callable[..., object] | None = None
         self.busy = 0.0
+        #: Seconds spent outside select since the selector was made (the loop running callbacks).
+        self.busy_s = 0.0
         self._left = time.perf_counter()  # when the last select returned
 
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
@@ -76,6 +78,7 @@ class _IdleSelector(selectors.DefaultSelector):  # the platform's own selector c
         if span > 0:
             kept = math.exp(-span / BUSY_WINDOW_S)
             self.busy = self.busy * kept + (1 - kept) * (entered - self._left) / span
+        self.busy_s += entered - self._left
         self._left = left
         return events
 
@@ -94,6 +97,12 @@ class IdleAwareLoop(asyncio.SelectorEventLoop):
         """The share of its time the loop has spent running callbacks lately (0 to 1; a moving average over
         about :data:`BUSY_WINDOW_S`), as of its last look for I/O."""
         return self._idle_selector.busy
+
+    @property
+    def busy_seconds(self) -> float:
+        """Seconds the loop has spent running callbacks (not waiting for I/O or timers) since it was made, as
+        of its last look for I/O."""
+        return self._idle_selector.busy_s
 
     def call_when_idle(self, callback: Callable[..., object], *args: Any) -> None:
         """Run ``callback(*args)`` once, as a ready callback, as soon as no other callback is ready (the

@@ -23,6 +23,7 @@ collectors (``process_*``, ``python_*``) are not exported, nor are Info or Enum 
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import time
@@ -42,11 +43,14 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from service.event_loop import IdleAwareLoop
+
 __all__ = [
     "CONTENT_TYPE",
     "CommandOutcome",
     "clock_timeout",
     "command",
+    "count_event_loop_busy",
     "open_stream",
     "redis_append_batch",
     "redis_call",
@@ -107,6 +111,11 @@ REDIS_APPEND_BATCH = Histogram(
     "parlour_redis_append_batch_size",
     "Appends sent to one Redis node together in one round trip (group commit): 1 when no other joined it.",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128),
+)
+EVENT_LOOP_BUSY = Counter(
+    "parlour_event_loop_busy_seconds",
+    "Seconds this process's event loop spent running callbacks rather than waiting for I/O or timers: its rate "
+    "is the loop's utilisation (near 1: the process is saturated). asyncio's loop only, not uvloop.",
 )
 REDIS_ERRORS = Counter("parlour_redis_errors", "Redis commands that failed, by error class.", ["error"])
 REDIS_PING = Gauge(
@@ -224,6 +233,20 @@ def tournament_event(kind: str) -> None:
 
 #: Samples the deployment-wide gauges (games by status, the Redis round trip) before a scrape.
 Sampler = Callable[[], Awaitable[None]]
+
+
+async def count_event_loop_busy(period_s: float = 1.0) -> None:
+    """Add the time the running loop spends busy to ``parlour_event_loop_busy_seconds`` every ``period_s``,
+    for as long as it runs (cancel it to stop). Returns at once on a loop that cannot tell (uvloop)."""
+    loop = asyncio.get_running_loop()
+    if not isinstance(loop, IdleAwareLoop):
+        return
+    counted = loop.busy_seconds
+    while True:
+        await asyncio.sleep(period_s)
+        busy = loop.busy_seconds
+        EVENT_LOOP_BUSY.inc(busy - counted)
+        counted = busy
 
 
 def set_games(status: str, count: int) -> None:

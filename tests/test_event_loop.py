@@ -84,3 +84,24 @@ def test_a_saturated_loops_brief_idle_moments_do_not_count_as_idle(monkeypatch: 
     assert not ran_while_busy
     assert busy >= 0.9
     assert 0 <= after < 0.5  # once the loop was idle for a while
+
+
+async def _busy_seconds_of_work_and_of_a_wait() -> tuple[float, float]:
+    """How much the loop's busy seconds grew while a callback held it 50 ms, and while it waited 50 ms."""
+    loop = asyncio.get_running_loop()
+    assert isinstance(loop, IdleAwareLoop)
+    await asyncio.sleep(0)
+    start = loop.busy_seconds
+    time.sleep(0.05)  # noqa: ASYNC251 - holding the loop is the point
+    await asyncio.sleep(0)
+    worked = loop.busy_seconds - start
+    start = loop.busy_seconds
+    await asyncio.sleep(0.05)
+    return worked, loop.busy_seconds - start
+
+
+def test_the_loop_counts_the_time_work_holds_it_and_not_the_time_it_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PARLOUR_EVENT_LOOP", raising=False)
+    worked, waited = run(_busy_seconds_of_work_and_of_a_wait())
+    assert worked >= 0.05
+    assert waited < 0.025

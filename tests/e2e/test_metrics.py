@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -133,6 +134,19 @@ async def _redis_counters_after_a_game(target: RedisTarget, prefix: str, data_di
     assert moved(before, after, "parlour_redis_command_seconds_count", command="PING") >= 1  # the scrape's own
     assert value(after, "parlour_redis_ping_seconds") > 0
     return played
+
+
+async def test_the_time_the_event_loop_spends_busy_is_counted(app: App) -> None:
+    """The loop's busy seconds count the time work held it, and not the time it waited: their rate is how
+    saturated a process is."""
+    url = f"http://127.0.0.1:{app.http_port}/metrics"
+    before = await scrape(url)
+    started = time.perf_counter()
+    time.sleep(0.3)  # noqa: ASYNC251 - work that holds the server's loop (the test runs on it)
+    await asyncio.sleep(1.5)  # the loop waits; the counter is brought up to date each second
+    after = await scrape(url)
+    busy = moved(before, after, "parlour_event_loop_busy_seconds_total")
+    assert 0.3 <= busy < 0.3 + (time.perf_counter() - started - 0.3) / 2
 
 
 @pytest.mark.parametrize("acks", [0, 1], ids=["no-acks", "replica-acks"])
