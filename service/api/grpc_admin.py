@@ -9,6 +9,7 @@ import grpc
 from parlour.v1 import admin_service_pb2 as pb
 from parlour.v1 import admin_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors
+from service.api.grpc_metadata import invocation_metadata
 from service.app.admin import check_admin
 from service.app.api_keys import ApiKeys
 from service.app.bots import Bots
@@ -20,7 +21,7 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 
 def _admin_key(context: Context) -> str | None:
-    for key, value in context.invocation_metadata() or ():
+    for key, value in invocation_metadata(context):
         if key == "x-parlour-admin-key" and isinstance(value, str):
             return value
     return None

@@ -12,6 +12,7 @@ from parlour.v1 import bot_service_pb2_grpc as bot_grpc
 from parlour.v1 import tournament_service_pb2 as tour_pb
 from parlour.v1 import tournament_service_pb2_grpc as tour_grpc
 from service.api.grpc_errors import grpc_errors, grpc_stream_errors
+from service.api.grpc_metadata import invocation_metadata
 from service.app.admin import check_admin
 from service.app.bots import Bots
 from service.app.errors import ServiceError
@@ -23,7 +24,7 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 
 def _metadata(context: Context, name: str) -> str | None:
-    for key, value in context.invocation_metadata() or ():
+    for key, value in invocation_metadata(context):
         if key == name and isinstance(value, str):
             return value
     return None

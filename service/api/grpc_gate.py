@@ -25,6 +25,7 @@ import grpc
 
 from service.api.forwarded import TrustedProxies, forwarded_values
 from service.api.grpc_errors import abort_with_error
+from service.api.grpc_metadata import invocation_metadata
 from service.api.request_sizes import RequestSizes
 from service.app.errors import ServiceError
 from service.app.gate import Gate
@@ -88,7 +89,7 @@ _ClientOf = Callable[[Context], Client]
 
 
 def _client(context: Context, proxies: TrustedProxies) -> Client:
-    metadata = context.invocation_metadata() or ()
+    metadata = invocation_metadata(context)
     key = next((v for k, v in metadata if k == "x-parlour-api-key"), "")
     address = proxies.client_address(peer_address(context.peer() or ""), forwarded_values(metadata))
     return Client(address, key if isinstance(key, str) else "")

@@ -15,6 +15,7 @@ import grpc
 
 from service import metrics
 from service.api import request_ids
+from service.api.grpc_metadata import invocation_metadata
 
 __all__ = ["observed"]
 
@@ -23,7 +24,7 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 @contextmanager
 def _observed(context: Context, rpc: str, *, stream: bool) -> Iterator[None]:
-    request_id = request_ids.choose(context.invocation_metadata() or ())
+    request_id = request_ids.choose(invocation_metadata(context))
     context.set_trailing_metadata(((request_ids.TRAILING_KEY, request_id),))
     with ExitStack() as stack:
         stack.enter_context(request_ids.bound(request_id))
@@ -34,7 +35,7 @@ def _observed(context: Context, rpc: str, *, stream: bool) -> Iterator[None]:
 
 def _unary_reply(inner: Callable[..., Awaitable[Any]], rpc: str) -> Callable[..., Awaitable[Any]]:
     async def behavior(request: Any, context: Context) -> Any:
-        request_id = request_ids.choose(context.invocation_metadata() or ())
+        request_id = request_ids.choose(invocation_metadata(context))
         context.set_trailing_metadata(((request_ids.TRAILING_KEY, request_id),))
         request_ids.bind(request_id)  # grpc.aio runs each call in a task of its own
         return await inner(request, context)

@@ -13,6 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from parlour.v1 import game_service_pb2 as pb
 from parlour.v1 import game_service_pb2_grpc as pb_grpc
 from service.api.grpc_errors import grpc_errors, grpc_writer_errors
+from service.api.grpc_metadata import invocation_metadata
 from service.api.grpc_observe import observed
 from service.api.grpc_reflect import add_reflection
 from service.api.grpc_wire import SharedReplies
@@ -36,7 +37,7 @@ RECEIVE_SLACK_BYTES = 1024 * 1024
 
 def _token(context: Context) -> str | None:
     """The bearer token from the ``authorization`` metadata entry, if any."""
-    for key, value in context.invocation_metadata() or ():
+    for key, value in invocation_metadata(context):
         if key == "authorization" and isinstance(value, str) and value.lower().startswith("bearer "):
             return value[7:].strip()
     return None
