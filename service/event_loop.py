@@ -84,7 +84,7 @@ class _IdleSelector(selectors.DefaultSelector):  # the platform's own selector c
 
 
 class IdleAwareLoop(asyncio.SelectorEventLoop):
-    """asyncio's selector event loop, plus :meth:`call_when_idle` and :attr:`busy`."""
+    """asyncio's selector event loop, plus :meth:`call_when_idle`, :attr:`busy` and :attr:`busy_seconds`."""
 
     def __init__(self) -> None:
         """A loop on the platform's default selector."""
