@@ -247,6 +247,32 @@ def _keep_busy(callbacks: int, each_s: float, at: dict[int, Callable[[], object]
     return ended
 
 
+_BUSY_STEP_S = 0.0005
+
+
+async def _five_games(store: RedisEventStore) -> list[str]:
+    """Five new games, each at version 1."""
+    games = [f"busy-{i}" for i in range(5)]
+    for game in games:
+        await store.create(game, {"game": "oldmen"}, [NewEvent(b"setup")])
+    return games
+
+
+async def _appends_while_busy(
+    store: RedisEventStore, games: list[str], *, busy_first: int
+) -> tuple[list[AppendResult], float]:
+    """The loop kept busy in steps of :data:`_BUSY_STEP_S`: after ``busy_first`` steps, an append to one of
+    ``games`` every 10 steps. Their results, and when the busy chain ended."""
+    appends: list[asyncio.Task[AppendResult]] = []
+
+    def append(game: str) -> Callable[[], object]:
+        return lambda: appends.append(asyncio.create_task(_append(store, game, 1, game.encode())))
+
+    at = {busy_first + 10 * i: append(game) for i, game in enumerate(games)}
+    ended = await _keep_busy(busy_first + 50, _BUSY_STEP_S, at)
+    return list(await asyncio.gather(*appends)), ended
+
+
 async def test_appends_made_one_by_one_while_the_loop_is_busy_go_together_once_it_is_idle(
     store: RedisEventStore, connection: RedisConnection
 ) -> None:
@@ -254,22 +280,14 @@ async def test_appends_made_one_by_one_while_the_loop_is_busy_go_together_once_i
     the loop has other callbacks ready, and go in one round trip when it has none (with nothing to hold
     them, each went alone, its reply back before the next was made). On a cluster, one round trip per
     master."""
-    games = [f"busy-{i}" for i in range(5)]
-    for game in games:
-        await store.create(game, {"game": "oldmen"}, [NewEvent(b"setup")])
+    games = await _five_games(store)
     _holding(store, hold_s=60.0)
-    appends: list[asyncio.Task[AppendResult]] = []
-
-    def append(game: str) -> Callable[[], object]:
-        return lambda: appends.append(asyncio.create_task(_append(store, game, 1, game.encode())))
-
     with StoreTrips(store) as counted:
-        ended = await _keep_busy(50, 0.0005, {10 * i: append(game) for i, game in enumerate(games)})
-        results = await asyncio.gather(*appends)
+        results, ended = await _appends_while_busy(store, games, busy_first=0)
         answered = time.perf_counter()
-    assert [(r.first, r.last) for r in results] == [(2, 2)] * len(games)
-    assert counted.trips <= _masters(connection) < len(games)  # one per node
-    assert counted.alone + sum(counted.batches) == len(games)
+    assert [(r.first, r.last) for r in results] == [(2, 2)] * len(results)
+    assert counted.trips <= _masters(connection) < len(results)  # one per node
+    assert counted.alone + sum(counted.batches) == len(results)
     assert answered - ended < 5.0  # sent when the loop went idle, not when the hold ran out
 
 
@@ -297,21 +315,13 @@ async def test_a_busy_loop_holds_appends_for_others_even_when_no_other_command_i
 ) -> None:
     """Requests the loop has not taken up yet are not under way in the application: a loop busy most of its
     time lately holds an append for them all the same."""
-    games = [f"busy-{i}" for i in range(5)]
-    for game in games:
-        await store.create(game, {"game": "oldmen"}, [NewEvent(b"setup")])
+    games = await _five_games(store)
     _holding(store, hold_s=60.0, may_join=lambda: False)
-    appends: list[asyncio.Task[AppendResult]] = []
-
-    def append(game: str) -> Callable[[], object]:
-        return lambda: appends.append(asyncio.create_task(_append(store, game, 1, game.encode())))
-
-    busy_steps = round(4 * BUSY_WINDOW_S / 0.0005)  # busy long enough for the share to pass the threshold
     with StoreTrips(store) as counted:
-        await _keep_busy(busy_steps + 50, 0.0005, {busy_steps + 10 * i: append(game) for i, game in enumerate(games)})
-        results = await asyncio.gather(*appends)
-    assert [(r.first, r.last) for r in results] == [(2, 2)] * len(games)
-    assert counted.trips <= _masters(connection) < len(games)
+        # busy long enough before the first append for the busy share to pass the threshold
+        results, _ = await _appends_while_busy(store, games, busy_first=round(4 * BUSY_WINDOW_S / _BUSY_STEP_S))
+    assert [(r.first, r.last) for r in results] == [(2, 2)] * len(results)
+    assert counted.trips <= _masters(connection) < len(results)
 
 
 async def test_a_held_append_goes_when_its_hold_runs_out_however_busy_the_loop_stays(
