@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from engines.rules import RulesVersion, data_file
@@ -62,12 +63,17 @@ class Card(NamedTuple):
 
     @classmethod
     def from_pb(cls, card: pb.OldmenCard) -> Card:
-        """The card a message names (not checked: see ``rules.parse_card``)."""
-        return cls(int(card.colour), card.value)
+        """The card a message names: the deck's own instance (see :data:`DECK_BY_PAIR`), or a new one for a
+        card no deck holds (not checked: see ``rules.parse_card``)."""
+        colour, value = int(card.colour), card.value
+        return DECK_BY_PAIR.get((colour, value)) or cls(colour, value)
 
 
 #: The 50 player cards: every colour with the values 1 to 10, once each.
 DECK: tuple[Card, ...] = tuple(Card(c, v) for c in COLOURS for v in range(1, 11))
+#: Each card of :data:`DECK` by colour and value. Cards read from messages are these instances, so the
+#: states of every game a server holds share the 50 cards rather than each holding copies of its own.
+DECK_BY_PAIR: Mapping[tuple[int, int], Card] = MappingProxyType({(card.colour, card.value): card for card in DECK})
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,13 @@ transitions of :mod:`engines.oldmen.evolve` that folding the events would call
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 from engines.errors import IllegalCommandError, MalformedCommandError
-from engines.oldmen.data import DECK, Card
+from engines.oldmen.data import DECK, DECK_BY_PAIR, Card
 from engines.oldmen.evolve import declined, discarded, evolve, played, ranked, revealed, saved, took
 from engines.oldmen.scoring import deal_scores, match_result
 from engines.oldmen.setup import deal_events
@@ -36,7 +36,6 @@ _KIND_PHASE = {
     "decline_save": Phase.SAVE,
 }
 #: Every card of the deck by (colour, value): what ``parse_card`` accepts.
-_CARDS: Mapping[tuple[int, int], Card] = MappingProxyType({(card.colour, card.value): card for card in DECK})
 _BY_VALUE = itemgetter(1, 0)  # a Card's (value, colour)
 
 #: A decided command's events and the state they lead to.
@@ -95,7 +94,7 @@ def decide_and_evolve(state: State, seat: int, command: pb.OldmenCommand) -> Dec
 
 def parse_card(card: pb.OldmenCard) -> Card:
     """The card a message names; raises MalformedCommandError if no such card exists."""
-    parsed = _CARDS.get((card.colour, card.value))
+    parsed = DECK_BY_PAIR.get((card.colour, card.value))
     if parsed is None:
         raise MalformedCommandError("a card needs a colour (red, yellow, blue, green, brown) and a value from 1 to 10")
     return parsed

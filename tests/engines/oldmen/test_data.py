@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from engines.contract import fold
 from engines.oldmen import OLDMEN
-from engines.oldmen.data import BROWN, COLOURS, DECK, OldmenRules, Orangutan, colour_name, read_rules
+from engines.oldmen.data import BROWN, COLOURS, DECK, Card, OldmenRules, Orangutan, colour_name, read_rules
+from engines.playout import play
 from engines.rules import DataFile, RulesVersion
 from parlour.v1 import oldmen_pb2 as pb
 
@@ -67,3 +69,18 @@ def test_bad_orangutan_tables_are_refused(text: str, words: str) -> None:
     refused, with the version, the file and the entry named."""
     with pytest.raises(ValueError, match=f"^oldmen/9, oldmen/table.json: .*{words}"):
         _rules(text)
+
+
+def test_states_folded_from_stored_events_share_the_decks_cards() -> None:
+    """Cards read from events are the deck's own instances: a server holding many games' states keeps the 50
+    cards once, not a copy in every hand, pool and trick (fewer objects to hold and for the garbage
+    collector to walk). A card no deck holds still reads as itself."""
+    playout = play(OLDMEN, OLDMEN.spec.config(4, {"match_deals": "1"}), b"shared-cards")
+    stored = [OLDMEN.event_type.FromString(e.SerializeToString()) for e in playout.events[:40]]
+    state = fold(OLDMEN, stored)
+    held = [c for p in state.players for c in (*p.hand, *p.pool, *(t for s in p.saved for t in s.tucked))]
+    held += [c for _, c in state.trick] + list(state.discard)
+    assert len(held) >= 40  # the hands are dealt
+    deck = {id(card) for card in DECK}
+    assert [card for card in held if id(card) not in deck] == []
+    assert Card.from_pb(pb.OldmenCard(colour=pb.OLDMEN_COLOUR_RED, value=11)) == (pb.OLDMEN_COLOUR_RED, 11)
