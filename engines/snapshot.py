@@ -32,6 +32,8 @@ __all__ = ["FORMAT", "GIVEN", "SnapshotError", "StateCodec", "encode_state"]
 FORMAT = "state-json-1"
 
 _Decoder = Callable[[Any, str], Any]
+#: How many distinct values of one small record class (see ``_shared``) a codec keeps to share, at most.
+_SHARED_VALUES = 4096
 
 #: The metadata of a state field a snapshot does not store (the game gives its value back when decoding).
 GIVEN: Mapping[str, str] = types.MappingProxyType({"parlour.snapshot": "given"})
@@ -192,7 +194,33 @@ def _record_decoder(cls: type[Any], given: dict[str, Any]) -> _Decoder:
         values = {name: field(stored[name], f"{where}.{name}") for name, field in fields.items()}
         return cls(**values, **constants)
 
-    return decode
+    return _shared(decode) if _is_small_value(cls, [hints[name] for name in names]) and not constants else decode
+
+
+def _is_small_value(cls: type[Any], hints: list[Any]) -> bool:
+    """Whether ``cls`` (a record class with fields of these types) is an immutable value made of scalars only
+    (a card): equal values of it can be one instance."""
+    immutable = hasattr(cls, "_fields") or cls.__dataclass_params__.frozen
+    scalar = (bool, int, float, str)
+    return immutable and all(h in scalar or (isinstance(h, type) and issubclass(h, Enum)) for h in hints)
+
+
+def _shared(decode: _Decoder) -> _Decoder:
+    """``decode``, its equal results given as one instance (the first of up to :data:`_SHARED_VALUES` values):
+    the cards of every state one codec decodes are the same few dozen, so its states share them instead of
+    each holding copies (fewer objects to hold, and for the garbage collector to walk)."""
+    seen: dict[Any, Any] = {}
+
+    def decode_shared(tree: Any, where: str) -> Any:
+        value = decode(tree, where)
+        kept = seen.get(value)
+        if kept is not None:
+            return kept
+        if len(seen) < _SHARED_VALUES:
+            seen[value] = value
+        return value
+
+    return decode_shared
 
 
 def _shape(hint: Any, seen: tuple[type[Any], ...]) -> str:

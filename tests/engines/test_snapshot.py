@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
+from typing import NamedTuple
 
 import pytest
 
@@ -86,3 +87,26 @@ def test_a_given_field_is_not_stored_and_comes_back_from_the_codec() -> None:
     assert codec.fingerprint == StateCodec(dataclasses.make_dataclass("Plain", [("turn", int)])).fingerprint
     with pytest.raises(SnapshotError, match=r"WithRules\.rules is not stored in snapshots"):
         StateCodec(WithRules)
+
+
+class Card(NamedTuple):
+    colour: Colour
+    value: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Hands:
+    cards: tuple[Card, ...]
+    inner: Inner
+
+
+def test_small_values_are_shared_by_every_state_one_codec_decodes() -> None:
+    """A record of scalars only (a card) decodes to one instance per value across the states one codec
+    decodes, so a server loading many games from snapshots holds each card once; a record holding more (a
+    tuple) is built afresh for each state."""
+    codec = StateCodec(Hands)
+    blob = codec.encode(Hands((Card(Colour.RED, 1), Card(Colour.RED, 2)), Inner(Colour.RED, (1,))))
+    first, second = codec.decode(blob), codec.decode(blob)
+    assert first == second
+    assert all(a is b for a, b in zip(first.cards, second.cards, strict=True))
+    assert first.inner is not second.inner
