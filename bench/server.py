@@ -100,6 +100,7 @@ from service.app.games import Games
 from service.app.states import StateCache
 from service.bootstrap import App, build_app
 from service.config import Settings
+from service.heap import settle_start_up
 from service.logs import configure_logging
 from service.store.keys import Keys
 from service.store.port import NewCommand, NewEvent
@@ -1155,6 +1156,7 @@ async def run(args: argparse.Namespace, data_dir: Path) -> None:
     configure_logging(settings.log_level)
     app = build_app(settings)
     await app.start()
+    settle_start_up()  # as parlour serve does
     echo_server, echo_port = await start_echo_server(app, prefix)
     bare_server, bare_port = await start_echo_server(app, prefix, append=False)
     pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))

@@ -14,6 +14,7 @@ from pathlib import Path
 from service.cli_limits import add_limit_flags, check_limits, limit_overrides
 from service.cli_tls import add_tls_flags, tls_overrides
 from service.config import Settings, parse_rules_pins
+from service.heap import settle_start_up
 from service.logs import configure_logging
 
 __all__ = ["register"]
@@ -174,6 +175,7 @@ async def _run(settings: Settings) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     await app.start()
+    settle_start_up()
     _announce(settings, app.grpc_port, app.http_port, app.redis.url)
     await stop.wait()
     await app.stop()

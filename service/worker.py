@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 
 from service.config import Settings
+from service.heap import settle_start_up
 from service.logs import configure_logging
 from service.workers import READY_LINE, STOP_GRACE_S
 
@@ -117,6 +118,7 @@ async def _serve(settings: Settings) -> None:
             loop.add_signal_handler(sig, stop.set)
     loop.add_reader(0, _parent_input, stop)
     await app.start()
+    settle_start_up()
     _ready()
     await stop.wait()
     loop.remove_reader(0)
