@@ -4,7 +4,8 @@ A state is encoded as JSON by field name (frozen dataclasses and named tuples be
 arrays, enums their values, bytes hex strings), never by class path: renaming or moving a state class
 keeps every snapshot readable. Decoding is driven by the state class's type hints and is strict: a missing
 or unknown field, or a value of the wrong shape, raises :class:`SnapshotError`, so the caller folds the log
-instead of trusting a snapshot it cannot read.
+instead of trusting a snapshot it cannot read. Equal records made only of scalars (a card) decode to one
+instance, shared by every state one codec decodes.
 
 :attr:`StateCodec.fingerprint` digests the shape of a state class (field names and their types, enum values,
 recursively; class names left out). A snapshot is tagged with it, so a snapshot written before a change of

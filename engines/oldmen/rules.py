@@ -35,7 +35,6 @@ _KIND_PHASE = {
     "save_orangutan": Phase.SAVE,
     "decline_save": Phase.SAVE,
 }
-#: Every card of the deck by (colour, value): what ``parse_card`` accepts.
 _BY_VALUE = itemgetter(1, 0)  # a Card's (value, colour)
 
 #: A decided command's events and the state they lead to.
