@@ -759,8 +759,10 @@ class HeldGames:
     bytes_per_game: float
     #: Objects the garbage collector tracks, per game: each full collection walks them all.
     objects_per_game: float
-    #: One full collection (``gc.collect()``) with the games held, the server's own objects included.
+    #: One full collection (``gc.collect()``) with the games held, and the objects it walked: every object
+    #: the process's collector tracks (the server's own and the games of the earlier parts included).
     full_collection_ms: float
+    objects_walked: int
 
 
 async def memory_per_game(app: App, game_ids: list[str]) -> HeldGames:
@@ -777,10 +779,11 @@ async def memory_per_game(app: App, game_ids: list[str]) -> HeldGames:
     after, tracked = tracemalloc.get_traced_memory()[0], len(gc.get_objects()) - tracked
     tracemalloc.stop()
     assert len(games._states) == len(game_ids)  # every game stayed cached
-    started = time.perf_counter()
+    walked, started = len(gc.get_objects()), time.perf_counter()
     gc.collect()
     collection_ms = (time.perf_counter() - started) * 1000
-    return HeldGames((after - before) / (len(game_ids) - 1), tracked / (len(game_ids) - 1), collection_ms)
+    per_game = (after - before) / (len(game_ids) - 1), tracked / (len(game_ids) - 1)
+    return HeldGames(*per_game, full_collection_ms=collection_ms, objects_walked=walked)
 
 
 @dataclass
@@ -1034,9 +1037,10 @@ def print_memory(held: HeldGames, population: Population) -> None:
         f"{len(population.all)} games ({len(population.short)} finished singles, {len(population.long)} finished "
         f"matches, {len(population.running)} in progress) loaded into a fresh Games with a spectator GetView: "
         f"{kib:.1f} KiB per game (tracemalloc, after gc). Target < {TARGET_KIB_PER_GAME:.0f} KiB: {verdict}.\n"
-        f"The garbage collector tracks {held.objects_per_game:.0f} objects per game; a full collection with them "
-        f"held (the process's other objects included) took {held.full_collection_ms:.0f} ms, in which the server "
-        "answers nothing."
+        f"The garbage collector tracks {held.objects_per_game:.0f} objects per game. A full collection then took "
+        f"{held.full_collection_ms:.0f} ms (the server answers nothing meanwhile), walking {held.objects_walked:,} "
+        "objects: these games, those of the earlier parts, the rest of the process (its start-up objects are "
+        "frozen, as in parlour serve)."
     )
 
 
