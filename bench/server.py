@@ -772,17 +772,17 @@ async def memory_per_game(app: App, game_ids: list[str]) -> HeldGames:
     await games.get_view(game_ids[0], None, None)  # warm the Redis connection and lazy imports first
     gc.collect()
     tracemalloc.start()
-    before, tracked = tracemalloc.get_traced_memory()[0], len(gc.get_objects())
+    before, tracked_before = tracemalloc.get_traced_memory()[0], len(gc.get_objects())
     for game_id in game_ids[1:]:
         await games.get_view(game_id, None, None)
     gc.collect()
-    after, tracked = tracemalloc.get_traced_memory()[0], len(gc.get_objects()) - tracked
+    after, tracked = tracemalloc.get_traced_memory()[0], len(gc.get_objects())
     tracemalloc.stop()
     assert len(games._states) == len(game_ids)  # every game stayed cached
     walked, started = len(gc.get_objects()), time.perf_counter()
     gc.collect()
     collection_ms = (time.perf_counter() - started) * 1000
-    per_game = (after - before) / (len(game_ids) - 1), tracked / (len(game_ids) - 1)
+    per_game = (after - before) / (len(game_ids) - 1), (tracked - tracked_before) / (len(game_ids) - 1)
     return HeldGames(*per_game, full_collection_ms=collection_ms, objects_walked=walked)
 
 
