@@ -4,8 +4,8 @@ A state is encoded as JSON by field name (frozen dataclasses and named tuples be
 arrays, enums their values, bytes hex strings), never by class path: renaming or moving a state class
 keeps every snapshot readable. Decoding is driven by the state class's type hints and is strict: a missing
 or unknown field, or a value of the wrong shape, raises :class:`SnapshotError`, so the caller folds the log
-instead of trusting a snapshot it cannot read. Equal records made only of scalars (a card) decode to one
-instance, shared by every state one codec decodes.
+instead of trusting a snapshot it cannot read. Equal records made only of scalars and tuples of scalars (a
+card, a land type) decode to one instance, shared by every state one codec decodes.
 
 :attr:`StateCodec.fingerprint` digests the shape of a state class (field names and their types, enum values,
 recursively; class names left out). A snapshot is tagged with it, so a snapshot written before a change of
@@ -199,17 +199,24 @@ def _record_decoder(cls: type[Any], given: dict[str, Any]) -> _Decoder:
 
 
 def _is_small_value(cls: type[Any], hints: list[Any]) -> bool:
-    """Whether ``cls`` (a record class with fields of these types) is an immutable value made of scalars only
-    (a card): equal values of it can be one instance."""
+    """Whether ``cls`` (a record class with fields of these types) is an immutable value made of scalars and
+    tuples of scalars only (a card, a land type): equal values of it can be one instance."""
     immutable = hasattr(cls, "_fields") or cls.__dataclass_params__.frozen
-    scalar = (bool, int, float, str)
-    return immutable and all(h in scalar or (isinstance(h, type) and issubclass(h, Enum)) for h in hints)
+    return immutable and all(_is_scalar(h) or _is_scalar_tuple(h) for h in hints)
+
+
+def _is_scalar(hint: Any) -> bool:
+    return hint in (bool, int, float, str) or (isinstance(hint, type) and issubclass(hint, Enum))
+
+
+def _is_scalar_tuple(hint: Any) -> bool:
+    return typing.get_origin(hint) is tuple and all(a is Ellipsis or _is_scalar(a) for a in typing.get_args(hint))
 
 
 def _shared(decode: _Decoder) -> _Decoder:
     """``decode``, its equal results given as one instance (the first of up to :data:`_SHARED_VALUES` values):
-    the cards of every state one codec decodes are the same few dozen, so its states share them instead of
-    each holding copies (fewer objects to hold, and for the garbage collector to walk)."""
+    the cards (or land types) of every state one codec decodes are the same few dozen, so its states share
+    them instead of each holding copies (fewer objects to hold, and for the garbage collector to walk)."""
     seen: dict[Any, Any] = {}
 
     def decode_shared(tree: Any, where: str) -> Any:

@@ -98,15 +98,18 @@ class Card(NamedTuple):
 class Hands:
     cards: tuple[Card, ...]
     inner: Inner
+    outer: Outer
 
 
 def test_small_values_are_shared_by_every_state_one_codec_decodes() -> None:
-    """A record of scalars only (a card) decodes to one instance per value across the states one codec
-    decodes, so a server loading many games from snapshots holds each card once; a record holding more (a
-    tuple) is built afresh for each state."""
+    """A record of scalars and tuples of scalars only (a card, a land type) decodes to one instance per value
+    across the states one codec decodes, so a server loading many games from snapshots holds each once; a
+    record holding more (bytes, another record) is built afresh for each state."""
     codec = StateCodec(Hands)
-    blob = codec.encode(Hands((Card(Colour.RED, 1), Card(Colour.RED, 2)), Inner(Colour.RED, (1,))))
+    inner = Inner(Colour.RED, (1,))
+    blob = codec.encode(Hands((Card(Colour.RED, 1), Card(Colour.RED, 2)), inner, Outer(b"\x01", inner, (3, "x"))))
     first, second = codec.decode(blob), codec.decode(blob)
     assert first == second
     assert all(a is b for a, b in zip(first.cards, second.cards, strict=True))
-    assert first.inner is not second.inner
+    assert first.inner is second.inner
+    assert first.outer is not second.outer
