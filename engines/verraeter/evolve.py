@@ -6,7 +6,7 @@ The first event, ``game_started``, gives the new state the rules of the game obj
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engines.verraeter.data import LandType, VerraeterRules
@@ -49,9 +49,16 @@ def started(e: pb.VerraeterGameStarted, rules: VerraeterRules) -> State:
         seed_commitment=e.seed_commitment,
         seed_salt=e.seed_salt,
         options=tuple((o.name, o.value) for o in e.options),
-        land_types=tuple(LandType.from_pb(t) for t in e.land_types),
+        land_types=_land_types(e.land_types, rules),
         actions=tuple(e.actions),
     )
+
+
+def _land_types(messages: Iterable[pb.VerraeterLandType], rules: VerraeterRules) -> tuple[LandType, ...]:
+    """The land types ``messages`` describe: the rules' own instances where the rules hold an equal type, so
+    the states of every game share them instead of each holding copies."""
+    own = {kind: kind for kind in rules.land_types}
+    return tuple(own.get(kind, kind) for kind in map(LandType.from_pb, messages))
 
 
 def _players(state: State, seat: int, **changes: Any) -> tuple[Player, ...]:

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from engines.contract import fold
+from engines.playout import play
 from engines.rules import DataFile, RulesVersion, data_file
 from engines.verraeter import VERRAETER
 from engines.verraeter.data import VerraeterRules, read_rules
@@ -29,6 +31,16 @@ def test_both_sets_share_one_type_table() -> None:
     for land in DATA.lands:
         by_type.setdefault(land.type, []).append(land.id)
     assert all(len(ids) == 2 for ids in by_type.values())
+
+
+def test_states_folded_from_stored_events_share_the_rules_land_types() -> None:
+    """The land types a game's start lists are the rules' own instances (equal ones; the event still says
+    what they are), so a server holding many games' states keeps each type once."""
+    events = play(VERRAETER, VERRAETER.spec.config(4), b"shared-land-types").events
+    state = fold(VERRAETER, [pb.VerraeterEvent.FromString(e.SerializeToString()) for e in events])
+    own = {id(kind) for kind in DATA.land_types}
+    assert state is not None
+    assert state.land_types and all(id(kind) in own for kind in state.land_types)
 
 
 def test_supply_deck_is_twenty_three_cards_worth_ninety() -> None:
