@@ -77,6 +77,14 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         help="server processes sharing the ports, each a full replica on the same Redis (or PARLOUR_WORKERS; "
         "default: one per core; 1 serves in this process)",
     )
+    parser.add_argument(
+        "--cache-games",
+        metavar="N",
+        type=int,
+        default=None,
+        help="games whose latest state each server process keeps in memory, the least recently used dropped "
+        "first (or PARLOUR_CACHE_GAMES; default 10000): fewer hold less memory and shorten garbage collections",
+    )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")
     add_limit_flags(parser)
@@ -103,6 +111,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "log_level": args.log_level,
         "metrics_port": args.metrics_port,
         "workers": args.workers,
+        "cache_games": args.cache_games,
         **limit_overrides(args),
         **tls_overrides(args),
     }
@@ -120,6 +129,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         raise SystemExit(f"parlour serve: --metrics-port must be 0 to 65535, not {settings.metrics_port}")
     if settings.workers is not None and settings.workers < 1:
         raise SystemExit(f"parlour serve: --workers must be 1 or more, not {settings.workers}")
+    if settings.cache_games < 1:
+        raise SystemExit(f"parlour serve: --cache-games must be 1 or more, not {settings.cache_games}")
     if settings.replica_acks < 0:
         raise SystemExit(f"parlour serve: --replica-acks must be 0 or more, not {settings.replica_acks}")
     if settings.redis_cluster and settings.redis_url:

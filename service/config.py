@@ -39,6 +39,9 @@ class Settings:
     #: Prefix of every Redis key, so several deployments (or test runs) can share one Redis.
     key_prefix: str = "parlour"
     snapshot_every: int = 100
+    #: Games whose latest state each server process keeps in memory (``--cache-games``,
+    #: ``PARLOUR_CACHE_GAMES``; 1 or more), the least recently used dropped first and loaded again from its
+    #: snapshot when next needed: fewer hold less memory and make each full garbage collection shorter.
     cache_games: int = 10_000
     max_message_bytes: int = 64 * 1024
     #: The largest request of a call that carries a whole game export (VerifyGame, ImportGame,
@@ -116,7 +119,8 @@ class Settings:
         """Defaults overridden by ``PARLOUR_GRPC_PORT``, ``PARLOUR_HTTP_PORT``, ``PARLOUR_WEB_DIR``,
         ``PARLOUR_REDIS_URL``, ``PARLOUR_REDIS_CLUSTER``, ``PARLOUR_REPLICA_ACKS``,
         ``PARLOUR_DATA_DIR``, ``PARLOUR_KEY_PREFIX``, ``PARLOUR_ADMIN_KEY``,
-        ``PARLOUR_LOG_LEVEL``, ``PARLOUR_METRICS_PORT``, ``PARLOUR_WORKERS`` and ``PARLOUR_RULES``
+        ``PARLOUR_LOG_LEVEL``, ``PARLOUR_METRICS_PORT``, ``PARLOUR_WORKERS``, ``PARLOUR_CACHE_GAMES`` and
+        ``PARLOUR_RULES``
         (``GAME=VERSION`` pairs, comma separated).
         Raises ValueError naming a bad value."""
         env = os.environ if env is None else env
@@ -165,6 +169,12 @@ def _workers(text: str, name: str) -> int:
     return int(text)
 
 
+def _games(text: str, name: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"{name} must be a whole number of games (1 or more), not {text!r}")
+    return int(text)
+
+
 def _count(text: str, name: str) -> int:
     if not text.isdigit():
         raise ValueError(f"{name} must be a whole number of replicas (0 or more), not {text!r}")
@@ -186,4 +196,5 @@ _ENVIRONMENT: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "PARLOUR_METRICS_PORT": ("metrics_port", _port),
     "PARLOUR_RULES": ("rules_pins", _pins),
     "PARLOUR_WORKERS": ("workers", _workers),
+    "PARLOUR_CACHE_GAMES": ("cache_games", _games),
 }

@@ -71,6 +71,15 @@ def test_each_limit_flag_sets_its_setting(flag: str, text: str, field: str, valu
     assert getattr(Settings(), field) != value, "pick a value other than the default"
 
 
+def test_the_state_cache_size_comes_from_its_flag_or_its_variable() -> None:
+    """``--cache-games`` (or ``PARLOUR_CACHE_GAMES``) sets how many games' states a process keeps in memory;
+    a variable that is not a number of games is refused naming it."""
+    assert _serve("--cache-games", "500").cache_games == 500 != Settings().cache_games
+    assert Settings.from_env({"PARLOUR_CACHE_GAMES": "250"}).cache_games == 250
+    with pytest.raises(ValueError, match="PARLOUR_CACHE_GAMES must be a whole number of games"):
+        Settings.from_env({"PARLOUR_CACHE_GAMES": "0"})
+
+
 def test_require_api_key_is_a_switch() -> None:
     assert _serve("--require-api-key").require_api_key is True
     assert _serve().require_api_key is False
@@ -101,6 +110,7 @@ def test_every_limit_flag_has_a_parsing_test() -> None:
         (["--max-bot-name-length", "0"], "--max-bot-name-length must be 1 or more"),
         (["--max-api-key-name-length", "0"], "--max-api-key-name-length must be 1 or more"),
         (["--max-streams", "-1"], "--max-streams must be 0 or more"),
+        (["--cache-games", "0"], "--cache-games must be 1 or more"),
         (["--rate-calls", "lots"], "--rate-calls must be a rate like 20/minute"),
         (["--trusted-proxies", "10.0.0.0/33"], "--trusted-proxies takes networks like 10.0.0.0/8"),
         (["--tls-cert", "cert.pem"], "--tls-cert and --tls-key go together"),

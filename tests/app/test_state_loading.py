@@ -320,3 +320,23 @@ async def test_units_of_work_on_one_game_run_one_at_a_time(store: CountingStore)
     start = (await cache.get(game_id, game)).version
     await asyncio.gather(first(), second())
     assert seen == [start + 1]
+
+
+async def test_a_cache_holds_at_most_its_capacity_and_loads_the_least_recently_used_again(
+    store: CountingStore,
+) -> None:
+    """A process keeps the latest state of at most ``capacity`` games (``--cache-games``): the game used least
+    recently is dropped first, and loaded from the store again (the same state) when it is next asked for."""
+    game = get_game("oldmen")
+    assert game is not None
+    cache = StateCache(store, capacity=2)
+    states = {}
+    for name in ("first", "second", "third"):
+        setup = [e.SerializeToString() for e in game.start(game.spec.config(4), name.encode().ljust(16, b"."))]
+        await store.create(name, {"game": "oldmen"}, [NewEvent(data) for data in setup])
+        states[name] = cache.created(name, game, setup, 1234).state
+    assert len(cache) == 2
+    assert (await cache.get("third", game)).state is states["third"]
+    assert store.events_read == 0
+    assert (await cache.get("first", game)).state == states["first"]
+    assert store.events_read > 0  # loaded again from the store
