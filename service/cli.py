@@ -83,7 +83,8 @@ def register(commands: argparse._SubParsersAction) -> None:  # type: ignore[type
         type=int,
         default=None,
         help="games whose latest state each server process keeps in memory, the least recently used dropped "
-        "first (or PARLOUR_CACHE_GAMES; default 10000): fewer hold less memory and shorten garbage collections",
+        f"first (or PARLOUR_CACHE_GAMES; default {Settings.cache_games}): fewer hold less memory and shorten "
+        "garbage collections",
     )
     parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"])
     parser.add_argument("--log-format", default="json", choices=["json", "text"], help="log lines as JSON or text")

@@ -163,16 +163,15 @@ def _port(text: str, name: str) -> int:
     return int(text)
 
 
-def _workers(text: str, name: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{name} must be a whole number of worker processes (1 or more), not {text!r}")
-    return int(text)
+def _at_least_one(things: str) -> Callable[[str, str], int]:
+    """A reader of a whole number of ``things``, 1 or more (ValueError naming the variable otherwise)."""
 
+    def read(text: str, name: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"{name} must be a whole number of {things} (1 or more), not {text!r}")
+        return int(text)
 
-def _games(text: str, name: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{name} must be a whole number of games (1 or more), not {text!r}")
-    return int(text)
+    return read
 
 
 def _count(text: str, name: str) -> int:
@@ -195,6 +194,6 @@ _ENVIRONMENT: dict[str, tuple[str, Callable[[str, str], Any]]] = {
     "PARLOUR_LOG_LEVEL": ("log_level", lambda text, name: text.lower()),
     "PARLOUR_METRICS_PORT": ("metrics_port", _port),
     "PARLOUR_RULES": ("rules_pins", _pins),
-    "PARLOUR_WORKERS": ("workers", _workers),
-    "PARLOUR_CACHE_GAMES": ("cache_games", _games),
+    "PARLOUR_WORKERS": ("workers", _at_least_one("worker processes")),
+    "PARLOUR_CACHE_GAMES": ("cache_games", _at_least_one("games")),
 }
